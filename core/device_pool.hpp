@@ -1,0 +1,24 @@
+#pragma once
+// The one device memory pool binamg allocates from: CUDA's stream-ordered pool
+// of the current device, told to keep freed memory so that repeated calls do
+// not pay cudaMalloc, and able to report its high-water mark for benchmarks.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace binamg {
+
+/// Allocates `bytes` on `stream` from the pool; throws DeviceError naming
+/// `what` and the size when the GPU is out of memory.
+void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* what);
+void pool_free(void* pointer, cudaStream_t stream) noexcept;
+
+/// Bytes in use by live pool allocations now, and the most since the last reset.
+std::size_t pool_bytes_in_use();
+std::size_t pool_peak_bytes();
+void pool_reset_peak();
+
+/// Returns the memory the pool keeps to the driver (after a synchronize).
+void pool_trim();
+
+}  // namespace binamg

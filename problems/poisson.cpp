@@ -1,0 +1,97 @@
+#include "problems/poisson.hpp"
+
+#include <cstdint>
+
+namespace binamg {
+
+Stencil parse_stencil(const std::string& name) {
+  if (name == "poisson2d-5") return Stencil::poisson2d_5;
+  if (name == "poisson2d-9") return Stencil::poisson2d_9;
+  if (name == "poisson3d-7") return Stencil::poisson3d_7;
+  if (name == "poisson3d-27") return Stencil::poisson3d_27;
+  throw InvalidInput("unknown problem '" + name +
+                     "' (expected poisson2d-5, poisson2d-9, poisson3d-7 or poisson3d-27)");
+}
+
+const char* stencil_name(Stencil stencil) {
+  switch (stencil) {
+    case Stencil::poisson2d_5: return "poisson2d-5";
+    case Stencil::poisson2d_9: return "poisson2d-9";
+    case Stencil::poisson3d_7: return "poisson3d-7";
+    case Stencil::poisson3d_27: return "poisson3d-27";
+  }
+  return "unknown";
+}
+
+int stencil_dimension(Stencil stencil) {
+  return stencil == Stencil::poisson2d_5 || stencil == Stencil::poisson2d_9 ? 2 : 3;
+}
+
+namespace {
+
+/// True for the offsets (dx, dy, dz) in {-1,0,1}^3, not all zero, that the stencil couples.
+bool couples(Stencil stencil, int dx, int dy, int dz) {
+  const int distance = (dx != 0) + (dy != 0) + (dz != 0);
+  switch (stencil) {
+    case Stencil::poisson2d_5: return dz == 0 && distance == 1;
+    case Stencil::poisson2d_9: return dz == 0 && distance >= 1;
+    case Stencil::poisson3d_7: return distance == 1;
+    case Stencil::poisson3d_27: return distance >= 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+template <typename T>
+CsrMatrix<T> poisson(Stencil stencil, index_t n) {
+  require(n >= 1, "poisson: grid size must be at least 1, got " + std::to_string(n));
+  const int dimension = stencil_dimension(stencil);
+  const std::int64_t nz = dimension == 3 ? n : 1;
+  const std::int64_t rows64 = std::int64_t(n) * n * nz;
+  const index_t rows = checked_index(rows64, std::string("poisson: rows of ") +
+                                                 stencil_name(stencil) + " with n=" +
+                                                 std::to_string(n));
+  const int points = stencil == Stencil::poisson2d_5   ? 5
+                     : stencil == Stencil::poisson2d_9 ? 9
+                     : stencil == Stencil::poisson3d_7 ? 7
+                                                       : 27;
+  checked_index(rows64 * points, std::string("poisson: nnz bound of ") +
+                                     stencil_name(stencil) + " with n=" + std::to_string(n));
+  const T center = static_cast<T>(points - 1);
+
+  CsrMatrix<T> A = zero_matrix<T>(rows, rows);
+  A.col_idx.reserve(rows64 * points);
+  A.values.reserve(rows64 * points);
+  const int z_reach = dimension == 3 ? 1 : 0;
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < n; ++y)
+      for (std::int64_t x = 0; x < n; ++x) {
+        const std::int64_t row = (z * n + y) * n + x;
+        // Offsets visited z, y, x ascending give increasing column indices.
+        for (int dz = -z_reach; dz <= z_reach; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const std::int64_t cx = x + dx, cy = y + dy, cz = z + dz;
+              if (cx < 0 || cx >= n || cy < 0 || cy >= n || cz < 0 || cz >= nz) continue;
+              const bool diagonal = dx == 0 && dy == 0 && dz == 0;
+              if (!diagonal && !couples(stencil, dx, dy, dz)) continue;
+              A.col_idx.push_back(static_cast<index_t>((cz * n + cy) * n + cx));
+              A.values.push_back(diagonal ? center : T(-1));
+            }
+        A.row_ptr[row + 1] = A.nnz();
+      }
+  return A;
+}
+
+template <typename T>
+std::vector<T> poisson_rhs(index_t rows) {
+  return std::vector<T>(rows, T(1));
+}
+
+template CsrMatrix<float> poisson<float>(Stencil, index_t);
+template CsrMatrix<double> poisson<double>(Stencil, index_t);
+template std::vector<float> poisson_rhs<float>(index_t);
+template std::vector<double> poisson_rhs<double>(index_t);
+
+}  // namespace binamg

@@ -1,0 +1,98 @@
+#include "sparse/csr.hpp"
+
+#include <cmath>
+
+namespace binamg {
+
+template <typename T>
+CsrMatrix<T> zero_matrix(index_t rows, index_t cols) {
+  require(rows >= 0 && cols >= 0, "matrix dimensions must be non-negative");
+  CsrMatrix<T> matrix;
+  matrix.rows = rows;
+  matrix.cols = cols;
+  matrix.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  return matrix;
+}
+
+template <typename T>
+CsrMatrix<T> identity_matrix(index_t n) {
+  CsrMatrix<T> matrix = zero_matrix<T>(n, n);
+  matrix.col_idx.resize(n);
+  matrix.values.assign(n, T(1));
+  for (index_t i = 0; i < n; ++i) {
+    matrix.row_ptr[i + 1] = i + 1;
+    matrix.col_idx[i] = i;
+  }
+  return matrix;
+}
+
+template <typename T>
+void validate(const CsrMatrix<T>& matrix, const std::string& what) {
+  const std::string prefix = what + ": ";
+  require(matrix.rows >= 0 && matrix.cols >= 0, prefix + "negative dimensions");
+  require(matrix.row_ptr.size() == static_cast<std::size_t>(matrix.rows) + 1,
+          prefix + "row_ptr has " + std::to_string(matrix.row_ptr.size()) +
+              " entries, expected rows+1 = " + std::to_string(matrix.rows + 1));
+  require(matrix.row_ptr.front() == 0, prefix + "row_ptr[0] is not 0");
+  require(matrix.col_idx.size() == matrix.values.size(),
+          prefix + "col_idx and values differ in length");
+  require(static_cast<std::size_t>(matrix.row_ptr.back()) == matrix.col_idx.size(),
+          prefix + "row_ptr[rows] = " + std::to_string(matrix.row_ptr.back()) +
+              " but there are " + std::to_string(matrix.col_idx.size()) + " entries");
+  for (index_t row = 0; row < matrix.rows; ++row) {
+    const index_t begin = matrix.row_ptr[row];
+    const index_t end = matrix.row_ptr[row + 1];
+    require(begin <= end, prefix + "row_ptr decreases at row " + std::to_string(row));
+    for (index_t k = begin; k < end; ++k) {
+      const index_t col = matrix.col_idx[k];
+      require(col >= 0 && col < matrix.cols,
+              prefix + "row " + std::to_string(row) + " has column index " +
+                  std::to_string(col) + " outside [0, " + std::to_string(matrix.cols) + ")");
+      if (k > begin) {
+        const index_t previous = matrix.col_idx[k - 1];
+        require(col != previous, prefix + "row " + std::to_string(row) +
+                                     " has duplicate column index " + std::to_string(col));
+        require(col > previous, prefix + "row " + std::to_string(row) +
+                                    " has unsorted column indices (" +
+                                    std::to_string(previous) + " before " +
+                                    std::to_string(col) + ")");
+      }
+      require(std::isfinite(matrix.values[k]),
+              prefix + "row " + std::to_string(row) + ", column " + std::to_string(col) +
+                  " holds a non-finite value (NaN or Inf)");
+    }
+  }
+}
+
+template <typename T>
+void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string& what) {
+  require(matrix.rows > 0, what + ": the matrix is empty");
+  require(matrix.rows == matrix.cols,
+          what + ": the matrix is not square (" + std::to_string(matrix.rows) + " x " +
+              std::to_string(matrix.cols) + ")");
+  const std::vector<T> diag = diagonal(matrix);
+  for (index_t row = 0; row < matrix.rows; ++row)
+    require(diag[row] != T(0),
+            what + ": row " + std::to_string(row) + " has a zero or missing diagonal entry");
+}
+
+template <typename T>
+std::vector<T> diagonal(const CsrMatrix<T>& matrix) {
+  std::vector<T> diag(matrix.rows, T(0));
+  for (index_t row = 0; row < matrix.rows; ++row)
+    for (index_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k)
+      if (matrix.col_idx[k] == row) diag[row] = matrix.values[k];
+  return diag;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                      \
+  template CsrMatrix<T> zero_matrix<T>(index_t, index_t);                          \
+  template CsrMatrix<T> identity_matrix<T>(index_t);                               \
+  template void validate<T>(const CsrMatrix<T>&, const std::string&);              \
+  template void require_square_with_diagonal<T>(const CsrMatrix<T>&, const std::string&); \
+  template std::vector<T> diagonal<T>(const CsrMatrix<T>&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

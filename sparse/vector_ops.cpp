@@ -1,0 +1,74 @@
+#include "sparse/vector_ops.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T, typename Term>
+T blocked_sum(index_t n, Term term) {
+  const index_t blocks = (n + reduction_block - 1) / reduction_block;
+  std::vector<T> partial(blocks, T(0));
+#pragma omp parallel for schedule(static)
+  for (index_t b = 0; b < blocks; ++b) {
+    const index_t begin = b * reduction_block;
+    const index_t end = begin + reduction_block < n ? begin + reduction_block : n;
+    T sum = T(0);
+    for (index_t i = begin; i < end; ++i) sum += term(i);
+    partial[b] = sum;
+  }
+  T total = T(0);
+  for (T value : partial) total += value;
+  return total;
+}
+
+}  // namespace
+
+template <typename T>
+T dot(const std::vector<T>& x, const std::vector<T>& y) {
+  require(x.size() == y.size(), "dot: vectors differ in length");
+  const index_t n = static_cast<index_t>(x.size());
+  return blocked_sum<T>(n, [&](index_t i) { return x[i] * y[i]; });
+}
+
+template <typename T>
+T norm2(const std::vector<T>& x) {
+  return std::sqrt(dot(x, x));
+}
+
+template <typename T>
+void axpy(T alpha, const std::vector<T>& x, std::vector<T>& y) {
+  require(x.size() == y.size(), "axpy: vectors differ in length");
+  const index_t n = static_cast<index_t>(x.size());
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+template <typename T>
+void xpby(const std::vector<T>& x, T beta, std::vector<T>& y) {
+  require(x.size() == y.size(), "xpby: vectors differ in length");
+  const index_t n = static_cast<index_t>(x.size());
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) y[i] = x[i] + beta * y[i];
+}
+
+template <typename T>
+bool all_finite(const std::vector<T>& x) {
+  for (T value : x)
+    if (!std::isfinite(value)) return false;
+  return true;
+}
+
+#define BINAMG_INSTANTIATE(T)                                              \
+  template T dot<T>(const std::vector<T>&, const std::vector<T>&);         \
+  template T norm2<T>(const std::vector<T>&);                              \
+  template void axpy<T>(T, const std::vector<T>&, std::vector<T>&);        \
+  template void xpby<T>(const std::vector<T>&, T, std::vector<T>&);        \
+  template bool all_finite<T>(const std::vector<T>&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,32 @@
+#pragma once
+// Dense vector operations on the host. Reductions sum fixed-size blocks and
+// then the block sums in order, so results are bitwise reproducible whatever
+// the number of OpenMP threads.
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace binamg {
+
+/// Elements per reduction block (fixed: part of the result's definition).
+constexpr index_t reduction_block = 4096;
+
+template <typename T>
+T dot(const std::vector<T>& x, const std::vector<T>& y);
+
+template <typename T>
+T norm2(const std::vector<T>& x);
+
+/// y += alpha * x
+template <typename T>
+void axpy(T alpha, const std::vector<T>& x, std::vector<T>& y);
+
+/// y = x + beta * y
+template <typename T>
+void xpby(const std::vector<T>& x, T beta, std::vector<T>& y);
+
+/// True when every entry is finite.
+template <typename T>
+bool all_finite(const std::vector<T>& x);
+
+}  // namespace binamg
