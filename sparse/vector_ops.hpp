@@ -4,6 +4,7 @@
 // the number of OpenMP threads.
 #include <vector>
 
+#include "core/device_buffer.hpp"
 #include "core/types.hpp"
 
 namespace binamg {
@@ -28,5 +29,23 @@ void xpby(const std::vector<T>& x, T beta, std::vector<T>& y);
 /// True when every entry is finite.
 template <typename T>
 bool all_finite(const std::vector<T>& x);
+
+// GPU twins on device-resident vectors, ordered on `stream`. dot and norm2
+// reduce in a fixed tree that depends only on the length, so they are bitwise
+// reproducible run to run; they return to the host and so synchronize `stream`.
+
+template <typename T>
+T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
+
+template <typename T>
+T norm2(const DeviceBuffer<T>& x, cudaStream_t stream = nullptr);
+
+/// y += alpha * x
+template <typename T>
+void axpy(T alpha, const DeviceBuffer<T>& x, DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
+
+/// y = x + beta * y
+template <typename T>
+void xpby(const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
 
 }  // namespace binamg
