@@ -1,0 +1,186 @@
+#include "amg/aggregation.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace binamg {
+namespace {
+
+enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
+
+// True when node a has a larger MIS-2 key (state, hash, index) than node b.
+bool key_greater(const std::vector<std::uint8_t>& state, index_t a, index_t b) {
+  if (state[a] != state[b]) return state[a] > state[b];
+  const std::uint32_t ha = mis2_hash(static_cast<std::uint32_t>(a));
+  const std::uint32_t hb = mis2_hash(static_cast<std::uint32_t>(b));
+  if (ha != hb) return ha > hb;
+  return a > b;
+}
+
+// True when node a is ahead of node b in (hash, index) order.
+bool hash_greater(index_t a, index_t b) {
+  const std::uint32_t ha = mis2_hash(static_cast<std::uint32_t>(a));
+  const std::uint32_t hb = mis2_hash(static_cast<std::uint32_t>(b));
+  return ha != hb ? ha > hb : a > b;
+}
+
+template <typename T>
+void require_graph(const CsrMatrix<T>& S, const char* who) {
+  require(S.rows == S.cols, std::string(who) + ": the strength graph is not square");
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
+  require_graph(S, "mis2_roots");
+  const index_t n = S.rows;
+  std::vector<std::uint8_t> state(n, state_undecided), next(n);
+  std::vector<index_t> max1(n), max2(n);  // node holding the largest key
+  bool undecided_left = n > 0;
+  while (undecided_left) {
+    // M1(i): largest key over {i} ∪ N(i), from this round's states.
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) {
+      index_t best = i;
+      for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+        if (key_greater(state, S.col_idx[k], best)) best = S.col_idx[k];
+      max1[i] = best;
+    }
+    // M2(i): largest M1 over {i} ∪ N(i).
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) {
+      index_t best = max1[i];
+      for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+        if (key_greater(state, max1[S.col_idx[k]], best)) best = max1[S.col_idx[k]];
+      max2[i] = best;
+    }
+    // Every update reads the old states only (Jacobi-style), so the rounds do
+    // not depend on how rows are split among threads.
+    int left = 0;
+#pragma omp parallel for schedule(static) reduction(| : left)
+    for (index_t i = 0; i < n; ++i) {
+      std::uint8_t s = state[i];
+      if (s == state_undecided) {
+        if (max2[i] == i) s = state_in;
+        else if (state[max2[i]] == state_in) s = state_out;
+      }
+      next[i] = s;
+      left |= (s == state_undecided);
+    }
+    state.swap(next);
+    undecided_left = left != 0;
+  }
+  std::vector<std::uint8_t> root(n);
+  for (index_t i = 0; i < n; ++i) root[i] = state[i] == state_in;
+  return root;
+}
+
+template <typename T>
+Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
+  const std::vector<std::uint8_t> root = mis2_roots(S);
+  const index_t n = S.rows;
+  Aggregates result;
+  result.aggregate_of.assign(n, -1);
+  for (index_t i = 0; i < n; ++i)
+    if (root[i]) result.aggregate_of[i] = result.count++;
+
+  // Phase 1: nodes next to a root join the best such root.
+  std::vector<index_t> phase1 = result.aggregate_of;
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    if (root[i]) continue;
+    index_t best = -1;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
+      const index_t j = S.col_idx[k];
+      if (root[j] && (best < 0 || hash_greater(j, best))) best = j;
+    }
+    if (best >= 0) phase1[i] = result.aggregate_of[best];
+  }
+  // Phase 2: the rest follow their best neighbour that phase 1 (or a root) placed.
+  result.aggregate_of = phase1;
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    if (phase1[i] >= 0) continue;
+    index_t best = -1;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
+      const index_t j = S.col_idx[k];
+      if (phase1[j] >= 0 && (best < 0 || hash_greater(j, best))) best = j;
+    }
+    if (best >= 0) result.aggregate_of[i] = phase1[best];
+  }
+  for (index_t i = 0; i < n; ++i)
+    if (result.aggregate_of[i] < 0)
+      throw std::logic_error("mis2_aggregation: node " + std::to_string(i) +
+                             " was left unassigned (the strength graph is not symmetric?)");
+  return result;
+}
+
+template <typename T>
+Aggregates standard_aggregation(const CsrMatrix<T>& S) {
+  require_graph(S, "standard_aggregation");
+  const index_t n = S.rows;
+  Aggregates result;
+  std::vector<index_t>& agg = result.aggregate_of;
+  agg.assign(n, -1);
+  auto neighbours = [&](index_t i) {
+    return std::make_pair(S.col_idx.begin() + S.row_ptr[i], S.col_idx.begin() + S.row_ptr[i + 1]);
+  };
+
+  // Pass 1: a node whose neighbourhood is untouched seeds {i} ∪ N(i).
+  std::vector<std::uint8_t> from_pass1(n, 0);
+  for (index_t i = 0; i < n; ++i) {
+    if (agg[i] >= 0) continue;
+    auto [begin, end] = neighbours(i);
+    bool free = true;
+    for (auto it = begin; it != end && free; ++it) free = agg[*it] < 0;
+    if (!free) continue;
+    agg[i] = result.count;
+    for (auto it = begin; it != end; ++it) agg[*it] = result.count;
+    ++result.count;
+  }
+  for (index_t i = 0; i < n; ++i) from_pass1[i] = agg[i] >= 0;
+
+  // Pass 2: join the aggregate of the first neighbour aggregated in pass 1.
+  for (index_t i = 0; i < n; ++i) {
+    if (agg[i] >= 0) continue;
+    auto [begin, end] = neighbours(i);
+    for (auto it = begin; it != end; ++it)
+      if (from_pass1[*it]) {
+        agg[i] = agg[*it];
+        break;
+      }
+  }
+
+  // Pass 3: leftovers form aggregates with their still unaggregated neighbours.
+  for (index_t i = 0; i < n; ++i) {
+    if (agg[i] >= 0) continue;
+    agg[i] = result.count;
+    auto [begin, end] = neighbours(i);
+    for (auto it = begin; it != end; ++it)
+      if (agg[*it] < 0) agg[*it] = result.count;
+    ++result.count;
+  }
+  return result;
+}
+
+template <typename T>
+Aggregates aggregate(const CsrMatrix<T>& S, AggregationMethod method) {
+  switch (method) {
+    case AggregationMethod::mis2: return mis2_aggregation(S);
+    case AggregationMethod::standard: return standard_aggregation(S);
+  }
+  throw InvalidInput("aggregate: unknown aggregation method");
+}
+
+#define BINAMG_INSTANTIATE(T)                                                 \
+  template std::vector<std::uint8_t> mis2_roots<T>(const CsrMatrix<T>&);      \
+  template Aggregates mis2_aggregation<T>(const CsrMatrix<T>&);               \
+  template Aggregates standard_aggregation<T>(const CsrMatrix<T>&);           \
+  template Aggregates aggregate<T>(const CsrMatrix<T>&, AggregationMethod);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,142 @@
+#include "amg/coarse_solve.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <variant>
+
+namespace binamg {
+namespace {
+
+using DenseMatrix = Eigen::MatrixXd;
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+template <typename T>
+bool is_symmetric(const CsrMatrix<T>& A) {
+  // Galerkin products of a symmetric A are symmetric only up to rounding, so
+  // A_ij and A_ji are compared with a relative tolerance a few hundred ulps wide.
+  const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const index_t j = A.col_idx[k];
+      const auto begin = A.col_idx.begin() + A.row_ptr[j];
+      const auto end = A.col_idx.begin() + A.row_ptr[j + 1];
+      const auto it = std::lower_bound(begin, end, i);
+      const double transposed = (it != end && *it == i) ? double(A.values[it - A.col_idx.begin()]) : 0.0;
+      const double value = A.values[k];
+      if (std::abs(value - transposed) > eps * (std::abs(value) + std::abs(transposed)))
+        return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+template <typename T>
+struct CoarseSolver<T>::Factorization {
+  std::variant<Eigen::LLT<DenseMatrix>, Eigen::PartialPivLU<DenseMatrix>,
+               Eigen::SimplicialLDLT<SparseMatrix>, Eigen::SparseLU<SparseMatrix>>
+      solver;
+  const char* name = "none";
+};
+
+template <typename T>
+CoarseSolver<T>::CoarseSolver() = default;
+template <typename T>
+CoarseSolver<T>::~CoarseSolver() = default;
+template <typename T>
+CoarseSolver<T>::CoarseSolver(CoarseSolver&&) noexcept = default;
+template <typename T>
+CoarseSolver<T>& CoarseSolver<T>::operator=(CoarseSolver&&) noexcept = default;
+
+template <typename T>
+std::string CoarseSolver<T>::method() const {
+  return factorization_ ? factorization_->name : "none";
+}
+
+template <typename T>
+void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
+  validate(A, "coarse matrix");
+  require(A.rows > 0 && A.rows == A.cols,
+          "coarse matrix: must be square and non-empty (" + std::to_string(A.rows) + " x " +
+              std::to_string(A.cols) + ")");
+  factorization_.reset();
+  rows_ = 0;
+  auto result = std::make_unique<Factorization>();
+  const bool symmetric = is_symmetric(A);
+  const index_t n = A.rows;
+  const std::string singular = "coarse matrix (" + std::to_string(n) + " rows) is singular";
+
+  if (n <= dense_limit) {
+    DenseMatrix dense = DenseMatrix::Zero(n, n);
+    for (index_t i = 0; i < n; ++i)
+      for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        dense(i, A.col_idx[k]) = A.values[k];
+    bool done = false;
+    if (symmetric) {
+      Eigen::LLT<DenseMatrix> llt(dense);
+      if (llt.info() == Eigen::Success) {
+        result->solver = std::move(llt);
+        result->name = "dense-llt";
+        done = true;
+      }
+    }
+    if (!done) {
+      Eigen::PartialPivLU<DenseMatrix> lu(dense);
+      // Partial pivoting reports no failure itself: a zero pivot means singular.
+      const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
+      require(pivots.minCoeff() > 0 && std::isfinite(pivots.maxCoeff()), singular);
+      result->solver = std::move(lu);
+      result->name = "dense-lu";
+    }
+  } else {
+    std::vector<Eigen::Triplet<double>> triplets;
+    triplets.reserve(A.nnz());
+    for (index_t i = 0; i < n; ++i)
+      for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        triplets.emplace_back(i, A.col_idx[k], double(A.values[k]));
+    SparseMatrix sparse(n, n);
+    sparse.setFromTriplets(triplets.begin(), triplets.end());
+    bool done = false;
+    if (symmetric) {
+      auto& ldlt = result->solver.template emplace<Eigen::SimplicialLDLT<SparseMatrix>>();
+      ldlt.compute(sparse);
+      if (ldlt.info() == Eigen::Success && (ldlt.vectorD().array() != 0).all()) {
+        result->name = "sparse-ldlt";
+        done = true;
+      }
+    }
+    if (!done) {
+      auto& lu = result->solver.template emplace<Eigen::SparseLU<SparseMatrix>>();
+      lu.compute(sparse);
+      require(lu.info() == Eigen::Success, singular + ": " + lu.lastErrorMessage());
+      result->name = "sparse-lu";
+    }
+  }
+  factorization_ = std::move(result);
+  rows_ = n;
+}
+
+template <typename T>
+void CoarseSolver<T>::solve(const std::vector<T>& b, std::vector<T>& x) const {
+  require(factorization_ != nullptr, "CoarseSolver::solve: factor() has not been called");
+  require(b.size() == static_cast<std::size_t>(rows_),
+          "CoarseSolver::solve: b has " + std::to_string(b.size()) + " entries, expected " +
+              std::to_string(rows_));
+  Eigen::VectorXd rhs(rows_);
+  for (index_t i = 0; i < rows_; ++i) rhs[i] = b[i];
+  const Eigen::VectorXd solution =
+      std::visit([&](const auto& solver) -> Eigen::VectorXd { return solver.solve(rhs); },
+                 factorization_->solver);
+  x.resize(rows_);
+  for (index_t i = 0; i < rows_; ++i) x[i] = static_cast<T>(solution[i]);
+}
+
+template class CoarseSolver<float>;
+template class CoarseSolver<double>;
+
+}  // namespace binamg

@@ -1,0 +1,69 @@
+#pragma once
+// The smoothed-aggregation multigrid hierarchy and its setup.
+#include <string>
+#include <vector>
+
+#include "amg/coarse_solve.hpp"
+#include "amg/parameters.hpp"
+#include "sparse/csr.hpp"
+
+namespace binamg {
+
+/// One fine level (every level but the coarsest).
+template <typename T>
+struct Level {
+  CsrMatrix<T> A, P, R;  // R = Pᵀ explicitly
+  std::vector<T> inverse_diagonal;
+  T jacobi_weight;         // parameters.jacobi_weight / spectral_radius
+  double spectral_radius;  // estimate of ρ(D⁻¹A)
+};
+
+/// Wall-clock milliseconds per setup phase, summed over levels.
+struct SetupTimings {
+  double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
+         restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
+  double total_ms() const;
+};
+
+/// Scratch vectors of the V-cycle, one per level, sized at setup so that cycles
+/// do not allocate. A hierarchy therefore runs one cycle at a time.
+template <typename T>
+struct CycleWorkspace {
+  std::vector<std::vector<T>> residual;  // [l]: rows of level l (also the smoother's scratch)
+  std::vector<std::vector<T>> rhs;       // [l]: right-hand side on level l (l ≥ 1)
+  std::vector<std::vector<T>> solution;  // [l]: correction on level l (l ≥ 1)
+};
+
+template <typename T>
+class Hierarchy {
+ public:
+  std::vector<Level<T>> levels;
+  CsrMatrix<T> coarse_matrix;
+  CoarseSolver<T> coarse;
+  SetupTimings timings;
+  AmgParameters parameters;
+  mutable CycleWorkspace<T> workspace;
+
+  index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
+  /// Σ nnz(A_l) / nnz(A_0) over all levels, the coarsest included.
+  double operator_complexity() const;
+  /// Σ rows(A_l) / rows(A_0).
+  double grid_complexity() const;
+  /// The matrix of level l (l == levels.size() is the coarsest).
+  const CsrMatrix<T>& matrix(index_t level) const;
+};
+
+/// Builds the hierarchy: strength → aggregation → tentative → smoothed P → R = Pᵀ
+/// → Galerkin, level after level, then factors the coarsest matrix. Coarsening
+/// stops when a level has at most max_coarse_rows rows, at max_levels, or when
+/// aggregation stalls (more than 90% of the rows would remain: another level
+/// would cost a full smoother sweep and buy almost no coarsening).
+/// Throws InvalidInput unless A is valid, square and has a nonzero diagonal.
+template <typename T>
+Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& parameters = {});
+
+/// A printed table: level, rows, nnz, nnz/row, then the complexities.
+template <typename T>
+std::string describe(const Hierarchy<T>& hierarchy);
+
+}  // namespace binamg

@@ -1,0 +1,13 @@
+#pragma once
+// Tentative prolongator: the constant near-nullspace restricted to each aggregate.
+#include "amg/aggregation.hpp"
+#include "sparse/csr.hpp"
+
+namespace binamg {
+
+/// T(i, agg(i)) = 1/sqrt(|agg(i)|): one entry per row, columns orthonormal
+/// (TᵀT = I). Throws InvalidInput if an aggregate id is out of range or empty.
+template <typename T>
+CsrMatrix<T> tentative_prolongator(const Aggregates& aggregates);
+
+}  // namespace binamg

@@ -1,0 +1,39 @@
+#include "smoothers/jacobi.hpp"
+
+#include <string>
+
+#include "sparse/spmv.hpp"
+
+namespace binamg {
+
+template <typename T>
+void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+            const std::vector<T>& b, std::vector<T>& x, int sweeps, std::vector<T>& scratch) {
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    residual(A, x, b, scratch);
+#pragma omp parallel for schedule(static)
+    for (index_t row = 0; row < A.rows; ++row)
+      x[row] += weight * inverse_diagonal[row] * scratch[row];
+  }
+}
+
+template <typename T>
+std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
+  std::vector<T> inverse = diagonal(A);
+  for (index_t row = 0; row < A.rows; ++row) {
+    require(inverse[row] != T(0),
+            "inverse_diagonal: row " + std::to_string(row) + " has a zero or missing diagonal");
+    inverse[row] = T(1) / inverse[row];
+  }
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                               \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
+                          std::vector<T>&, int, std::vector<T>&);                           \
+  template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,21 @@
+#pragma once
+// Conjugate gradients preconditioned by one AMG V-cycle per iteration.
+#include <vector>
+
+#include "amg/hierarchy.hpp"
+#include "solvers/solve_result.hpp"
+
+namespace binamg {
+
+/// Solves A x = b (A = the hierarchy's fine matrix, SPD) from the initial guess x.
+/// Stops when ‖r_k‖/‖b‖ ≤ tolerance (the recursively updated residual); b = 0
+/// gives x = 0 after zero iterations. Reductions use the deterministic dot/norm,
+/// so results do not depend on thread count. Throws InvalidInput on wrong sizes,
+/// non-finite inputs, non-finite iterates, or breakdown (pᵀAp ≤ 0 or rᵀz ≤ 0: A or
+/// the preconditioner is not positive definite). relative_residual is recomputed
+/// from b − Ax at the end.
+template <typename T>
+SolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                const SolveOptions& options = {});
+
+}  // namespace binamg

@@ -1,0 +1,106 @@
+#include "solvers/vcycle.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "smoothers/jacobi.hpp"
+#include "sparse/spmv.hpp"
+#include "sparse/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+void cycle(const Hierarchy<T>& h, std::size_t l, const std::vector<T>& b, std::vector<T>& x) {
+  if (l == h.levels.size()) {
+    h.coarse.solve(b, x);  // exact: the coarsest correction starts from zero
+    return;
+  }
+  const Level<T>& level = h.levels[l];
+  CycleWorkspace<T>& work = h.workspace;
+  std::vector<T>& r = work.residual[l];
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r);
+  residual(level.A, x, b, r);
+  spmv(level.R, r, work.rhs[l + 1]);
+  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1]);
+  spmv(level.P, work.solution[l + 1], r);
+  axpy(T(1), r, x);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r);
+}
+
+}  // namespace
+
+template <typename T>
+void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
+                           const std::vector<T>& x, const SolveOptions& options,
+                           const char* who) {
+  const std::string name(who);
+  const std::size_t rows = h.matrix(0).rows;
+  require(b.size() == rows, name + ": b has " + std::to_string(b.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+  require(x.size() == rows, name + ": x has " + std::to_string(x.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+  for (std::size_t i = 0; i < rows; ++i) {
+    require(std::isfinite(b[i]), name + ": b[" + std::to_string(i) + "] is not finite");
+    require(std::isfinite(x[i]), name + ": x[" + std::to_string(i) + "] is not finite");
+  }
+  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
+          name + ": tolerance must be finite and >= 0");
+  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+}
+
+template <typename T>
+void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
+  const std::size_t rows = h.matrix(0).rows;
+  require(b.size() == rows && x.size() == rows,
+          "vcycle: b and x must have " + std::to_string(rows) + " entries");
+  cycle(h, 0, b, x);
+}
+
+template <typename T>
+SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                         const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "vcycle_solve");
+  const auto start = std::chrono::steady_clock::now();
+  const CsrMatrix<T>& A = h.matrix(0);
+  SolveResult result;
+  const double b_norm = norm2(b);
+  if (b_norm == 0) {
+    x.assign(x.size(), T(0));
+    result.converged = true;
+    result.residual_history = {0.0};
+  } else {
+    std::vector<T> r;
+    residual(A, x, b, r);
+    result.residual_history.push_back(norm2(r) / b_norm);
+    while (result.residual_history.back() > options.tolerance &&
+           result.iterations < options.max_iterations) {
+      vcycle(h, b, x);
+      residual(A, x, b, r);
+      const double relative = norm2(r) / b_norm;
+      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
+                                           std::to_string(result.iterations + 1));
+      result.residual_history.push_back(relative);
+      ++result.iterations;
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    result.relative_residual = result.residual_history.back();
+  }
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                              \
+  template void validate_solve_inputs<T>(const Hierarchy<T>&, const std::vector<T>&,       \
+                                         const std::vector<T>&, const SolveOptions&,       \
+                                         const char*);                                     \
+  template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);    \
+  template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,         \
+                                       std::vector<T>&, const SolveOptions&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,32 @@
+#pragma once
+// The multigrid V-cycle, as a preconditioner and as a stationary solver.
+#include <vector>
+
+#include "amg/hierarchy.hpp"
+#include "solvers/solve_result.hpp"
+
+namespace binamg {
+
+/// One V(ν1, ν2) cycle improving x in place: pre-smooth ν1 Jacobi sweeps,
+/// restrict the residual with R, recurse (the coarsest level solves directly),
+/// prolong the correction with P, post-smooth ν2 sweeps. With ν1 = ν2 and R = Pᵀ
+/// the cycle is a symmetric operator, as CG needs. Uses h.workspace, so one cycle
+/// at a time per hierarchy. b and x must have the fine level's size.
+template <typename T>
+void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
+
+/// Repeats the V-cycle from the initial guess x until ‖b − Ax‖/‖b‖ ≤ tolerance or
+/// max_iterations cycles. b = 0 gives x = 0 after zero iterations. Throws
+/// InvalidInput on wrong sizes or non-finite b, x, or iterates.
+template <typename T>
+SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                         const SolveOptions& options = {});
+
+/// Checks shared by the solvers: sizes match the fine level, entries are finite,
+/// options make sense. `who` names the caller in the message.
+template <typename T>
+void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
+                           const std::vector<T>& x, const SolveOptions& options,
+                           const char* who);
+
+}  // namespace binamg
