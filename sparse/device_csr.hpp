@@ -42,4 +42,8 @@ CsrMatrix<T> to_host(const DeviceCsr<T>& device) {
   return host;
 }
 
+/// The diagonal as a device vector (zero where a row has no diagonal entry).
+template <typename T>
+DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
+
 }  // namespace binamg
