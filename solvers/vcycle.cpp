@@ -1,5 +1,6 @@
 #include "solvers/vcycle.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -23,6 +24,8 @@ void cycle(const Hierarchy<T>& h, std::size_t l, const std::vector<T>& b, std::v
   jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r);
   residual(level.A, x, b, r);
   spmv(level.R, r, work.rhs[l + 1]);
+  std::vector<T>& correction = work.solution[l + 1];
+  std::fill(correction.begin(), correction.end(), T(0));  // the coarse error starts at zero
   cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1]);
   spmv(level.P, work.solution[l + 1], r);
   axpy(T(1), r, x);
