@@ -41,6 +41,21 @@ bool couples(Stencil stencil, int dx, int dy, int dz) {
   return false;
 }
 
+/// Exact nnz (n >= 1): the entries at offset d belong to the grid points whose
+/// neighbour at d is inside the grid, (n-|dx|)(n-|dy|)(nz-|dz|) of them.
+std::int64_t stored_entries(Stencil stencil, std::int64_t n, std::int64_t nz) {
+  const int z_reach = stencil_dimension(stencil) == 3 ? 1 : 0;
+  std::int64_t total = 0;
+  for (int dz = -z_reach; dz <= z_reach; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const bool diagonal = dx == 0 && dy == 0 && dz == 0;
+        if (!diagonal && !couples(stencil, dx, dy, dz)) continue;
+        total += (n - (dx != 0)) * (n - (dy != 0)) * (nz - (dz != 0));
+      }
+  return total;
+}
+
 }  // namespace
 
 template <typename T>
@@ -48,21 +63,25 @@ CsrMatrix<T> poisson(Stencil stencil, index_t n) {
   require(n >= 1, "poisson: grid size must be at least 1, got " + std::to_string(n));
   const int dimension = stencil_dimension(stencil);
   const std::int64_t nz = dimension == 3 ? n : 1;
-  const std::int64_t rows64 = std::int64_t(n) * n * nz;
-  const index_t rows = checked_index(rows64, std::string("poisson: rows of ") +
-                                                 stencil_name(stencil) + " with n=" +
-                                                 std::to_string(n));
+  const std::string problem = std::string(stencil_name(stencil)) + " with n=" + std::to_string(n);
+  // n*n < 2^62 always fits in 64 bits, but n*n*n can overflow for n past ~2e6:
+  // reject an oversized plane before multiplying by the third n.
+  const std::int64_t plane = std::int64_t(n) * n;
+  if (dimension == 3 && plane > max_index)
+    throw InvalidInput("poisson: rows of " + problem +
+                       " = n^3 do not fit in 32-bit indices (limit 2^31-1)");
+  const std::int64_t rows64 = plane * nz;
+  const index_t rows = checked_index(rows64, "poisson: rows of " + problem);
+  const index_t nnz = checked_index(stored_entries(stencil, n, nz), "poisson: nnz of " + problem);
   const int points = stencil == Stencil::poisson2d_5   ? 5
                      : stencil == Stencil::poisson2d_9 ? 9
                      : stencil == Stencil::poisson3d_7 ? 7
                                                        : 27;
-  checked_index(rows64 * points, std::string("poisson: nnz bound of ") +
-                                     stencil_name(stencil) + " with n=" + std::to_string(n));
   const T center = static_cast<T>(points - 1);
 
   CsrMatrix<T> A = zero_matrix<T>(rows, rows);
-  A.col_idx.reserve(rows64 * points);
-  A.values.reserve(rows64 * points);
+  A.col_idx.reserve(nnz);
+  A.values.reserve(nnz);
   const int z_reach = dimension == 3 ? 1 : 0;
   for (std::int64_t z = 0; z < nz; ++z)
     for (std::int64_t y = 0; y < n; ++y)
