@@ -39,27 +39,29 @@ void validate(const CsrMatrix<T>& matrix, const std::string& what) {
   require(static_cast<std::size_t>(matrix.row_ptr.back()) == matrix.col_idx.size(),
           prefix + "row_ptr[rows] = " + std::to_string(matrix.row_ptr.back()) +
               " but there are " + std::to_string(matrix.col_idx.size()) + " entries");
+  // Messages are built only on failure: this loop visits every entry.
+  auto fail = [&](index_t row, const std::string& problem) {
+    throw InvalidInput(prefix + "row " + std::to_string(row) + " " + problem);
+  };
+  // row_ptr first, so that no entry outside [0, nnz) is ever read.
+  for (index_t row = 0; row < matrix.rows; ++row)
+    if (matrix.row_ptr[row] > matrix.row_ptr[row + 1]) fail(row, "has a decreasing row_ptr");
   for (index_t row = 0; row < matrix.rows; ++row) {
     const index_t begin = matrix.row_ptr[row];
     const index_t end = matrix.row_ptr[row + 1];
-    require(begin <= end, prefix + "row_ptr decreases at row " + std::to_string(row));
     for (index_t k = begin; k < end; ++k) {
       const index_t col = matrix.col_idx[k];
-      require(col >= 0 && col < matrix.cols,
-              prefix + "row " + std::to_string(row) + " has column index " +
-                  std::to_string(col) + " outside [0, " + std::to_string(matrix.cols) + ")");
-      if (k > begin) {
+      if (col < 0 || col >= matrix.cols)
+        fail(row, "has column index " + std::to_string(col) + " outside [0, " +
+                      std::to_string(matrix.cols) + ")");
+      if (k > begin && col <= matrix.col_idx[k - 1]) {
         const index_t previous = matrix.col_idx[k - 1];
-        require(col != previous, prefix + "row " + std::to_string(row) +
-                                     " has duplicate column index " + std::to_string(col));
-        require(col > previous, prefix + "row " + std::to_string(row) +
-                                    " has unsorted column indices (" +
-                                    std::to_string(previous) + " before " +
-                                    std::to_string(col) + ")");
+        if (col == previous) fail(row, "has duplicate column index " + std::to_string(col));
+        fail(row, "has unsorted column indices (" + std::to_string(previous) + " before " +
+                      std::to_string(col) + ")");
       }
-      require(std::isfinite(matrix.values[k]),
-              prefix + "row " + std::to_string(row) + ", column " + std::to_string(col) +
-                  " holds a non-finite value (NaN or Inf)");
+      if (!std::isfinite(matrix.values[k]))
+        fail(row, "column " + std::to_string(col) + " holds a non-finite value (NaN or Inf)");
     }
   }
 }

@@ -1,0 +1,251 @@
+// amg_solve: solve A x = b with smoothed-aggregation AMG (as a CG preconditioner or
+// as a stationary V-cycle) for a Poisson model problem or a Matrix Market file.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "amg/hierarchy.hpp"
+#include "amg/parameters.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "problems/poisson.hpp"
+#include "solvers/pcg.hpp"
+#include "solvers/vcycle.hpp"
+#include "sparse/matrix_market.hpp"
+
+namespace {
+
+using namespace binamg;
+
+const char* usage_text = R"(usage: amg_solve (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
+
+Problem
+  --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27
+  --size N             grid points per direction (N^2 or N^3 unknowns)
+  --matrix FILE        Matrix Market coordinate file, optionally gzipped
+  --rhs FILE           right-hand side (Matrix Market array or n x 1); default all ones
+Solver
+  --solver cg|vcycle   CG preconditioned by one V-cycle (default), or the V-cycle alone
+  --tol X              relative residual target ||b-Ax||/||b|| (default 1e-8)
+  --max-iters N        iteration limit (default 500)
+  --device auto|cpu|gpu  where to run (default auto: the GPU when present and supported)
+  --precision double|float  (default double)
+AMG
+  --aggregation mis2|standard   (default mis2)
+  --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
+  --strength X         strength-of-connection threshold theta (default 0)
+  --max-coarse N       coarsen until at most N rows (default 300)
+  --max-levels N       (default 25)
+  --sweeps N           Jacobi pre- and post-smoothing sweeps (default 1: V(1,1))
+Output
+  --json               last line of stdout is one JSON object with the results
+  --help               this text
+)";
+
+struct Options {
+  std::string problem, matrix, rhs;
+  index_t size = 0;
+  std::string solver = "cg", device = "auto", precision = "double";
+  SolveOptions solve;
+  AmgParameters amg;
+  bool json = false;
+};
+
+/// Parses a whole-string number or throws naming the option.
+template <typename Number>
+Number parse_number(const std::string& option, const std::string& text) {
+  std::istringstream stream(text);
+  Number value{};
+  stream >> value;
+  require(stream && stream.eof(), "option " + option + " expects a number, got '" + text + "'");
+  return value;
+}
+
+Options parse_arguments(int argc, char** argv) {
+  Options options;
+  std::map<std::string, std::string> values;
+  const std::vector<std::string> takes_value = {
+      "--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
+      "--device", "--precision", "--aggregation", "--ordering", "--strength",
+      "--max-coarse", "--max-levels", "--sweeps"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage_text;
+      std::exit(0);
+    }
+    if (arg == "--json") {
+      options.json = true;
+      continue;
+    }
+    bool known = false;
+    for (const auto& name : takes_value) known = known || name == arg;
+    require(known, "unknown option '" + arg + "' (see --help)");
+    require(i + 1 < argc, "option " + arg + " needs a value");
+    values[arg] = argv[++i];
+  }
+  auto get = [&](const char* name) -> const std::string* {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  };
+  if (auto v = get("--problem")) options.problem = *v;
+  if (auto v = get("--matrix")) options.matrix = *v;
+  if (auto v = get("--rhs")) options.rhs = *v;
+  if (auto v = get("--size")) options.size = parse_number<index_t>("--size", *v);
+  if (auto v = get("--solver")) options.solver = *v;
+  if (auto v = get("--device")) options.device = *v;
+  if (auto v = get("--precision")) options.precision = *v;
+  if (auto v = get("--tol")) options.solve.tolerance = parse_number<double>("--tol", *v);
+  if (auto v = get("--max-iters"))
+    options.solve.max_iterations = parse_number<int>("--max-iters", *v);
+  if (auto v = get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
+  if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
+  if (auto v = get("--strength"))
+    options.amg.strength_threshold = parse_number<double>("--strength", *v);
+  if (auto v = get("--max-coarse"))
+    options.amg.max_coarse_rows = parse_number<index_t>("--max-coarse", *v);
+  if (auto v = get("--max-levels"))
+    options.amg.max_levels = parse_number<int>("--max-levels", *v);
+  if (auto v = get("--sweeps"))
+    options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
+
+  require(options.problem.empty() != options.matrix.empty(),
+          "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
+  if (!options.problem.empty()) {
+    parse_stencil(options.problem);  // validates the name
+    require(options.size >= 1, "--problem needs --size N with N >= 1");
+  }
+  require(options.solver == "cg" || options.solver == "vcycle",
+          "--solver must be cg or vcycle, got '" + options.solver + "'");
+  require(options.precision == "double" || options.precision == "float",
+          "--precision must be double or float, got '" + options.precision + "'");
+  require(options.device == "auto" || options.device == "cpu" || options.device == "gpu",
+          "--device must be auto, cpu or gpu, got '" + options.device + "'");
+  require(options.solve.tolerance > 0 && options.solve.tolerance < 1,
+          "--tol must lie in (0, 1)");
+  require(options.solve.max_iterations >= 1, "--max-iters must be at least 1");
+  require(options.amg.max_coarse_rows >= 1, "--max-coarse must be at least 1");
+  require(options.amg.max_levels >= 1, "--max-levels must be at least 1");
+  require(options.amg.presweeps >= 1, "--sweeps must be at least 1");
+  require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
+          "--strength must lie in [0, 1)");
+  return options;
+}
+
+/// The device that runs the solve. The AMG hierarchy runs on the CPU in this
+/// release; --device gpu is refused rather than silently run elsewhere.
+Device choose_device(const std::string& requested) {
+  if (requested == "gpu")
+    throw InvalidInput("--device gpu: the GPU AMG path is not available in this build yet; "
+                       "use --device cpu (or auto)");
+  return Device::cpu;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string json_number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+template <typename T>
+int run(const Options& options, Device device) {
+  const auto load_start = std::chrono::steady_clock::now();
+  CsrMatrix<T> A;
+  std::string description;
+  if (!options.matrix.empty()) {
+    A = read_matrix_market<T>(options.matrix);
+    description = options.matrix;
+  } else {
+    A = poisson<T>(parse_stencil(options.problem), options.size);
+    description = options.problem + " n=" + std::to_string(options.size);
+  }
+  std::vector<T> b = options.rhs.empty() ? poisson_rhs<T>(A.rows)
+                                         : read_matrix_market_vector<T>(options.rhs);
+  require(b.size() == static_cast<std::size_t>(A.rows),
+          "--rhs " + options.rhs + " has " + std::to_string(b.size()) +
+              " entries but the matrix has " + std::to_string(A.rows) + " rows");
+  const double load_ms = milliseconds_since(load_start);
+
+  std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
+            << " nonzeros, " << options.precision << ", device " << device_name(device)
+            << " (GPU: " << gpu_description() << ")\n";
+
+  const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
+  std::cout << describe(hierarchy);
+  const SetupTimings& t = hierarchy.timings;
+  std::printf(
+      "setup ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
+      "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
+      t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
+      t.galerkin_ms, t.coarse_factor_ms, t.total_ms());
+
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult result = options.solver == "cg"
+                                 ? pcg(hierarchy, b, x, options.solve)
+                                 : vcycle_solve(hierarchy, b, x, options.solve);
+  for (std::size_t k = 0; k < result.residual_history.size(); ++k)
+    std::printf("iteration %3zu  relative residual %.3e\n", k, result.residual_history[k]);
+  std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
+              "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
+              result.converged ? "converged" : "NOT converged", result.iterations,
+              result.relative_residual, result.solve_ms,
+              result.iterations > 0 ? result.solve_ms / result.iterations : 0.0,
+              t.total_ms(), load_ms);
+
+  if (options.json) {
+    std::ostringstream json;
+    json << "{\"problem\":\"" << (options.matrix.empty() ? options.problem : options.matrix)
+         << "\",\"rows\":" << A.rows << ",\"nnz\":" << A.nnz() << ",\"levels\":[";
+    for (std::size_t l = 0; l < hierarchy.levels.size(); ++l)
+      json << "{\"rows\":" << hierarchy.levels[l].A.rows << ",\"nnz\":"
+           << hierarchy.levels[l].A.nnz() << "},";
+    json << "{\"rows\":" << hierarchy.coarse_matrix.rows
+         << ",\"nnz\":" << hierarchy.coarse_matrix.nnz() << "}]"
+         << ",\"operator_complexity\":" << json_number(hierarchy.operator_complexity())
+         << ",\"grid_complexity\":" << json_number(hierarchy.grid_complexity())
+         << ",\"solver\":\"" << options.solver << "\",\"iterations\":" << result.iterations
+         << ",\"converged\":" << (result.converged ? "true" : "false")
+         << ",\"relative_residual\":" << json_number(result.relative_residual)
+         << ",\"setup_ms\":" << json_number(t.total_ms())
+         << ",\"setup_phases_ms\":{\"strength\":" << json_number(t.strength_ms)
+         << ",\"aggregation\":" << json_number(t.aggregation_ms)
+         << ",\"tentative\":" << json_number(t.tentative_ms)
+         << ",\"prolongator\":" << json_number(t.prolongator_ms)
+         << ",\"restriction\":" << json_number(t.restriction_ms)
+         << ",\"galerkin\":" << json_number(t.galerkin_ms)
+         << ",\"coarse_factor\":" << json_number(t.coarse_factor_ms) << "}"
+         << ",\"solve_ms\":" << json_number(result.solve_ms) << ",\"device\":\""
+         << device_name(device) << "\",\"precision\":\"" << options.precision
+         << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
+    std::cout << json.str() << std::endl;
+  }
+  return result.converged ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options options = parse_arguments(argc, argv);
+    const Device device = choose_device(options.device);
+    return options.precision == "float" ? run<float>(options, device)
+                                        : run<double>(options, device);
+  } catch (const binamg::InvalidInput& error) {
+    std::cerr << "amg_solve: " << error.what() << "\n";
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "amg_solve: error: " << error.what() << "\n";
+    return 1;
+  }
+}
