@@ -9,20 +9,22 @@ namespace {
 
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
-// True when node a has a larger MIS-2 key (state, hash, index) than node b.
-bool key_greater(const std::vector<std::uint8_t>& state, index_t a, index_t b) {
-  if (state[a] != state[b]) return state[a] > state[b];
-  const std::uint32_t ha = mis2_hash(static_cast<std::uint32_t>(a));
-  const std::uint32_t hb = mis2_hash(static_cast<std::uint32_t>(b));
-  if (ha != hb) return ha > hb;
-  return a > b;
+// (state, hash) packed so that one integer comparison orders them; ties on
+// equal hashes fall back to the node index.
+std::uint64_t state_and_hash(std::uint8_t state, std::uint32_t hash) {
+  return (std::uint64_t{state} << 32) | hash;
 }
 
 // True when node a is ahead of node b in (hash, index) order.
-bool hash_greater(index_t a, index_t b) {
-  const std::uint32_t ha = mis2_hash(static_cast<std::uint32_t>(a));
-  const std::uint32_t hb = mis2_hash(static_cast<std::uint32_t>(b));
-  return ha != hb ? ha > hb : a > b;
+bool hash_greater(const std::vector<std::uint32_t>& hash, index_t a, index_t b) {
+  return hash[a] != hash[b] ? hash[a] > hash[b] : a > b;
+}
+
+std::vector<std::uint32_t> node_hashes(index_t n) {
+  std::vector<std::uint32_t> hash(n);
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) hash[i] = mis2_hash(static_cast<std::uint32_t>(i));
+  return hash;
 }
 
 template <typename T>
@@ -36,8 +38,15 @@ template <typename T>
 std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
   require_graph(S, "mis2_roots");
   const index_t n = S.rows;
+  const std::vector<std::uint32_t> hash = node_hashes(n);
   std::vector<std::uint8_t> state(n, state_undecided), next(n);
   std::vector<index_t> max1(n), max2(n);  // node holding the largest key
+  // key(a) > key(b) in the order (state, hash, index).
+  auto key_greater = [&](index_t a, index_t b) {
+    const std::uint64_t ka = state_and_hash(state[a], hash[a]);
+    const std::uint64_t kb = state_and_hash(state[b], hash[b]);
+    return ka != kb ? ka > kb : a > b;
+  };
   bool undecided_left = n > 0;
   while (undecided_left) {
     // M1(i): largest key over {i} ∪ N(i), from this round's states.
@@ -45,7 +54,7 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
     for (index_t i = 0; i < n; ++i) {
       index_t best = i;
       for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
-        if (key_greater(state, S.col_idx[k], best)) best = S.col_idx[k];
+        if (key_greater(S.col_idx[k], best)) best = S.col_idx[k];
       max1[i] = best;
     }
     // M2(i): largest M1 over {i} ∪ N(i).
@@ -53,7 +62,7 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
     for (index_t i = 0; i < n; ++i) {
       index_t best = max1[i];
       for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
-        if (key_greater(state, max1[S.col_idx[k]], best)) best = max1[S.col_idx[k]];
+        if (key_greater(max1[S.col_idx[k]], best)) best = max1[S.col_idx[k]];
       max2[i] = best;
     }
     // Every update reads the old states only (Jacobi-style), so the rounds do
@@ -81,6 +90,7 @@ template <typename T>
 Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
   const std::vector<std::uint8_t> root = mis2_roots(S);
   const index_t n = S.rows;
+  const std::vector<std::uint32_t> hash = node_hashes(n);
   Aggregates result;
   result.aggregate_of.assign(n, -1);
   for (index_t i = 0; i < n; ++i)
@@ -94,7 +104,7 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
     index_t best = -1;
     for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
       const index_t j = S.col_idx[k];
-      if (root[j] && (best < 0 || hash_greater(j, best))) best = j;
+      if (root[j] && (best < 0 || hash_greater(hash, j, best))) best = j;
     }
     if (best >= 0) phase1[i] = result.aggregate_of[best];
   }
@@ -106,7 +116,7 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
     index_t best = -1;
     for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
       const index_t j = S.col_idx[k];
-      if (phase1[j] >= 0 && (best < 0 || hash_greater(j, best))) best = j;
+      if (phase1[j] >= 0 && (best < 0 || hash_greater(hash, j, best))) best = j;
     }
     if (best >= 0) result.aggregate_of[i] = phase1[best];
   }
