@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -20,5 +21,27 @@ std::int64_t spgemm_product_count(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// Throws InvalidInput if the inner dimensions differ or nnz(C) passes 2^31-1.
 template <typename T>
 CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
+
+/// GPU: the binned framework of Liu & Vinter (2014). (1) each row's product
+/// count bounds its nnz; (2) rows are binned by that bound on the GPU;
+/// (3) each bin runs the kernel that suits it: shared-memory hash tables per
+/// row for sub-warp, warp and block rows, a dense global-memory accumulator
+/// for rows past the largest shared table, rows of 0 or 1 product no kernel;
+/// symbolic (count) then numeric (fill) pass, so C is allocated exactly;
+/// (4) each row is sorted by column and written. Same contract as the CPU
+/// version; the products are not fused into adds, so the result matches the
+/// CPU reference bit for bit. Deterministic. Synchronizes `stream` twice to
+/// read bin sizes and nnz(C). Temporaries come from the binamg pool.
+/// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
+/// DeviceError when the GPU runs out of memory.
+template <typename T>
+DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t stream = nullptr);
+
+/// Recomputes C's values for new values of A and B with the sparsity patterns
+/// C was computed from (skips the symbolic pass and the allocation). Throws
+/// InvalidInput if the shapes disagree or the patterns no longer give C's.
+template <typename T>
+void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                    cudaStream_t stream = nullptr);
 
 }  // namespace binamg
