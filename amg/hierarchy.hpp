@@ -18,7 +18,8 @@ struct Level {
   double spectral_radius;  // estimate of ρ(D⁻¹A)
 };
 
-/// Wall-clock milliseconds per setup phase, summed over levels.
+/// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
+/// includes the ρ(D⁻¹A) estimate and the inverse diagonal; restriction_ms is R = Pᵀ.
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
