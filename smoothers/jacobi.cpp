@@ -1,5 +1,6 @@
 #include "smoothers/jacobi.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "sparse/spmv.hpp"
@@ -18,6 +19,20 @@ void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T wei
 }
 
 template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, int sweeps,
+                      std::vector<T>& scratch) {
+  x.resize(A.rows);
+  if (sweeps == 0) {
+    std::fill(x.begin(), x.end(), T(0));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t row = 0; row < A.rows; ++row) x[row] = weight * inverse_diagonal[row] * b[row];
+  jacobi(A, inverse_diagonal, weight, b, x, sweeps - 1, scratch);
+}
+
+template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
   std::vector<T> inverse = diagonal(A);
   for (index_t row = 0; row < A.rows; ++row) {
@@ -31,6 +46,9 @@ std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
 #define BINAMG_INSTANTIATE(T)                                                               \
   template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
                           std::vector<T>&, int, std::vector<T>&);                           \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
+                                    const std::vector<T>&, std::vector<T>&, int,            \
+                                    std::vector<T>&);                                       \
   template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

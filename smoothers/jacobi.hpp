@@ -14,6 +14,13 @@ template <typename T>
 void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
             const std::vector<T>& b, std::vector<T>& x, int sweeps, std::vector<T>& scratch);
 
+/// The same sweeps from x = 0, overwriting x: the first sweep needs no product
+/// with A (x = weight·D⁻¹ b, bitwise what jacobi() gives from a zero x).
+template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, int sweeps,
+                      std::vector<T>& scratch);
+
 /// 1/a_ii for every row; throws InvalidInput naming the row if a diagonal is zero.
 template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A);

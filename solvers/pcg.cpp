@@ -14,8 +14,7 @@ namespace {
 // z = M⁻¹ r: one V-cycle from a zero initial guess.
 template <typename T>
 void precondition(const Hierarchy<T>& h, const std::vector<T>& r, std::vector<T>& z) {
-  z.assign(r.size(), T(0));
-  vcycle(h, r, z);
+  vcycle_from_zero(h, r, z);
 }
 
 void require_positive(double value, const char* what, int iteration) {

@@ -12,21 +12,27 @@
 namespace binamg {
 namespace {
 
+// Level l of the cycle. Coarse corrections always start from zero, and so does
+// the fine level when the cycle preconditions CG; `zero_guess` then lets the
+// first pre-smoothing sweep skip its product with A.
 template <typename T>
-void cycle(const Hierarchy<T>& h, std::size_t l, const std::vector<T>& b, std::vector<T>& x) {
+void cycle(const Hierarchy<T>& h, std::size_t l, const std::vector<T>& b, std::vector<T>& x,
+           bool zero_guess) {
   if (l == h.levels.size()) {
-    h.coarse.solve(b, x);  // exact: the coarsest correction starts from zero
+    h.coarse.solve(b, x);  // exact, so the initial guess does not matter
     return;
   }
   const Level<T>& level = h.levels[l];
   CycleWorkspace<T>& work = h.workspace;
   std::vector<T>& r = work.residual[l];
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r);
+  if (zero_guess)
+    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
+                     h.parameters.presweeps, r);
+  else
+    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r);
   residual(level.A, x, b, r);
   spmv(level.R, r, work.rhs[l + 1]);
-  std::vector<T>& correction = work.solution[l + 1];
-  std::fill(correction.begin(), correction.end(), T(0));  // the coarse error starts at zero
-  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1]);
+  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   spmv(level.P, work.solution[l + 1], r);
   axpy(T(1), r, x);
   jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r);
@@ -58,7 +64,15 @@ void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
   const std::size_t rows = h.matrix(0).rows;
   require(b.size() == rows && x.size() == rows,
           "vcycle: b and x must have " + std::to_string(rows) + " entries");
-  cycle(h, 0, b, x);
+  cycle(h, 0, b, x, false);
+}
+
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
+  const std::size_t rows = h.matrix(0).rows;
+  require(b.size() == rows, "vcycle_from_zero: b must have " + std::to_string(rows) + " entries");
+  x.resize(rows);
+  cycle(h, 0, b, x, true);
 }
 
 template <typename T>
@@ -100,6 +114,8 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
                                          const std::vector<T>&, const SolveOptions&,       \
                                          const char*);                                     \
   template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);    \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
+                                    std::vector<T>&);                                      \
   template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,         \
                                        std::vector<T>&, const SolveOptions&);
 BINAMG_INSTANTIATE(float)

@@ -15,6 +15,12 @@ namespace binamg {
 template <typename T>
 void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
 
+/// The same cycle from x = 0 (x is overwritten): z = B b for the preconditioner
+/// B, saving the first smoothing sweep's product with A. Bitwise equal to
+/// vcycle() from a zeroed x.
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
+
 /// Repeats the V-cycle from the initial guess x until ‖b − Ax‖/‖b‖ ≤ tolerance or
 /// max_iterations cycles. b = 0 gives x = 0 after zero iterations. Throws
 /// InvalidInput on wrong sizes or non-finite b, x, or iterates.

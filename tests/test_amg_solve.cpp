@@ -80,6 +80,21 @@ TYPED_TEST(AmgSolve, VcyclePreconditionerIsSymmetric) {
   EXPECT_NEAR(vBu, uBv, (std::is_same_v<T, float> ? 1e-4 : 1e-11) * std::abs(vBu));
 }
 
+TYPED_TEST(AmgSolve, CycleFromZeroMatchesCycleFromZeroedVector) {
+  using T = TypeParam;
+  for (int sweeps : {0, 1, 2}) {
+    AmgParameters p;
+    p.max_coarse_rows = 20;
+    p.presweeps = p.postsweeps = sweeps;
+    const auto h = build_hierarchy(poisson<T>(Stencil::poisson3d_7, 10), p);
+    const auto b = testing::random_vector<T>(h.matrix(0).rows, 8);
+    std::vector<T> zeroed(b.size(), T(0)), fresh;
+    vcycle(h, b, zeroed);
+    vcycle_from_zero(h, b, fresh);
+    EXPECT_EQ(zeroed, fresh) << "sweeps " << sweeps;  // bitwise
+  }
+}
+
 TYPED_TEST(AmgSolve, PcgConvergesInFloatAndDouble) {
   using T = TypeParam;
   const auto A = poisson<T>(Stencil::poisson2d_5, 64);
