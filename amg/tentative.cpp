@@ -12,13 +12,15 @@ CsrMatrix<T> tentative_prolongator(const Aggregates& aggregates) {
   std::vector<index_t> size(aggregates.count, 0);
   for (index_t i = 0; i < n; ++i) {
     const index_t a = aggregates.aggregate_of[i];
-    require(a >= 0 && a < aggregates.count,
-            "tentative_prolongator: node " + std::to_string(i) + " has aggregate id " +
-                std::to_string(a) + " outside [0, " + std::to_string(aggregates.count) + ")");
+    if (a < 0 || a >= aggregates.count)  // message built only on failure: this is a hot loop
+      throw InvalidInput("tentative_prolongator: node " + std::to_string(i) + " has aggregate id " +
+                         std::to_string(a) + " outside [0, " +
+                         std::to_string(aggregates.count) + ")");
     ++size[a];
   }
   for (index_t a = 0; a < aggregates.count; ++a)
-    require(size[a] > 0, "tentative_prolongator: aggregate " + std::to_string(a) + " is empty");
+    if (size[a] == 0)
+      throw InvalidInput("tentative_prolongator: aggregate " + std::to_string(a) + " is empty");
 
   CsrMatrix<T> P = zero_matrix<T>(n, aggregates.count);
   P.col_idx = aggregates.aggregate_of;

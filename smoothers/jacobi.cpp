@@ -36,8 +36,9 @@ template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
   std::vector<T> inverse = diagonal(A);
   for (index_t row = 0; row < A.rows; ++row) {
-    require(inverse[row] != T(0),
-            "inverse_diagonal: row " + std::to_string(row) + " has a zero or missing diagonal");
+    if (inverse[row] == T(0))
+      throw InvalidInput("inverse_diagonal: row " + std::to_string(row) +
+                         " has a zero or missing diagonal");
     inverse[row] = T(1) / inverse[row];
   }
   return inverse;

@@ -51,8 +51,9 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
   require(x.size() == rows, name + ": x has " + std::to_string(x.size()) +
                                 " entries, the matrix has " + std::to_string(rows) + " rows");
   for (std::size_t i = 0; i < rows; ++i) {
-    require(std::isfinite(b[i]), name + ": b[" + std::to_string(i) + "] is not finite");
-    require(std::isfinite(x[i]), name + ": x[" + std::to_string(i) + "] is not finite");
+    // Messages are built only on failure: this loop runs once per solve over all rows.
+    if (!std::isfinite(b[i])) throw InvalidInput(name + ": b[" + std::to_string(i) + "] is not finite");
+    if (!std::isfinite(x[i])) throw InvalidInput(name + ": x[" + std::to_string(i) + "] is not finite");
   }
   require(std::isfinite(options.tolerance) && options.tolerance >= 0,
           name + ": tolerance must be finite and >= 0");
@@ -62,15 +63,16 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
 template <typename T>
 void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
   const std::size_t rows = h.matrix(0).rows;
-  require(b.size() == rows && x.size() == rows,
-          "vcycle: b and x must have " + std::to_string(rows) + " entries");
+  if (b.size() != rows || x.size() != rows)
+    throw InvalidInput("vcycle: b and x must have " + std::to_string(rows) + " entries");
   cycle(h, 0, b, x, false);
 }
 
 template <typename T>
 void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
   const std::size_t rows = h.matrix(0).rows;
-  require(b.size() == rows, "vcycle_from_zero: b must have " + std::to_string(rows) + " entries");
+  if (b.size() != rows)
+    throw InvalidInput("vcycle_from_zero: b must have " + std::to_string(rows) + " entries");
   x.resize(rows);
   cycle(h, 0, b, x, true);
 }
