@@ -6,11 +6,18 @@
 
 #include "amg/parameters.hpp"
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
 struct Aggregates {
   std::vector<index_t> aggregate_of;  // node -> aggregate id in [0, count)
+  index_t count = 0;
+};
+
+/// Aggregates on the GPU: the same ids as Aggregates, in device memory.
+struct DeviceAggregates {
+  DeviceBuffer<index_t> aggregate_of;
   index_t count = 0;
 };
 
@@ -39,6 +46,10 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S);
 /// (hash, index). Isolated nodes become singleton aggregates.
 template <typename T>
 Aggregates mis2_aggregation(const CsrMatrix<T>& S);
+
+/// The GPU twin: identical aggregates, node for node.
+template <typename T>
+DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream = nullptr);
 
 /// Vaněk's serial greedy aggregation (PyAMG's standard_aggregation): pass 1 in
 /// node order makes {i} ∪ N(i) an aggregate when no node of N(i) is aggregated

@@ -1,6 +1,7 @@
 #pragma once
 // Strength of connection for smoothed aggregation (Vaněk, Mandel, Brezina 1996).
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -10,5 +11,9 @@ namespace binamg {
 /// sorted. A must be square; θ must be finite and ≥ 0 (θ = 0 keeps every nonzero).
 template <typename T>
 CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta);
+
+/// The GPU twin: the same graph, entry for entry.
+template <typename T>
+DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

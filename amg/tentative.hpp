@@ -10,4 +10,8 @@ namespace binamg {
 template <typename T>
 CsrMatrix<T> tentative_prolongator(const Aggregates& aggregates);
 
+/// The GPU twin: bitwise the same matrix.
+template <typename T>
+DeviceCsr<T> tentative_prolongator(const DeviceAggregates& aggregates, cudaStream_t stream = nullptr);
+
 }  // namespace binamg

@@ -1,0 +1,90 @@
+// GPU setup phases (strength, MIS-2 aggregation, tentative prolongator) against
+// the CPU versions on the same matrices: identical graphs, aggregates and T.
+#include <gtest/gtest.h>
+
+#include "amg/aggregation.hpp"
+#include "amg/strength.hpp"
+#include "amg/tentative.hpp"
+#include "problems/poisson.hpp"
+#include "sparse/add.hpp"
+#include "sparse/transpose.hpp"
+#include "support/gpu.hpp"
+#include "support/random_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+class AmgGpuSetup : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AmgGpuSetup, Precisions);
+
+/// Seeded random symmetric matrix with a dominant diagonal and some isolated nodes.
+template <typename T>
+CsrMatrix<T> random_symmetric(index_t n, std::uint64_t seed) {
+  const auto B = testing::random_matrix<T>({n, n, 3, 0.2, 0, true}, seed);
+  CsrMatrix<T> A = add(T(1), B, T(1), transpose(B));
+  return add(T(1), A, T(20), identity_matrix<T>(n));
+}
+
+template <typename T>
+std::vector<CsrMatrix<T>> test_matrices() {
+  return {poisson<T>(Stencil::poisson2d_5, 37), poisson<T>(Stencil::poisson2d_9, 20),
+          poisson<T>(Stencil::poisson3d_7, 13), poisson<T>(Stencil::poisson3d_27, 9),
+          random_symmetric<T>(3000, 5)};
+}
+
+template <typename T>
+void expect_same_matrix(const CsrMatrix<T>& expected, const CsrMatrix<T>& actual) {
+  EXPECT_EQ(expected.rows, actual.rows);
+  EXPECT_EQ(expected.cols, actual.cols);
+  EXPECT_EQ(expected.row_ptr, actual.row_ptr);
+  EXPECT_EQ(expected.col_idx, actual.col_idx);
+  EXPECT_EQ(expected.values, actual.values);
+}
+
+TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>())
+    for (double theta : {0.0, 0.1, 0.3})
+      expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>()) {
+    const CsrMatrix<T> S = strength(A, 0.0);
+    const Aggregates expected = mis2_aggregation(S);
+    const DeviceAggregates actual = mis2_aggregation(to_device(S));
+    EXPECT_EQ(actual.count, expected.count);
+    EXPECT_EQ(to_host(actual.aggregate_of), expected.aggregate_of);
+  }
+}
+
+TYPED_TEST(AmgGpuSetup, TentativeProlongatorEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>()) {
+    const CsrMatrix<T> S = strength(A, 0.0);
+    const Aggregates aggregates = mis2_aggregation(S);
+    DeviceAggregates device_aggregates;
+    device_aggregates.aggregate_of = to_device(aggregates.aggregate_of);
+    device_aggregates.count = aggregates.count;
+    expect_same_matrix(tentative_prolongator<T>(aggregates),
+                       to_host(tentative_prolongator<T>(device_aggregates)));
+  }
+}
+
+TYPED_TEST(AmgGpuSetup, TentativeRejectsOutOfRangeAggregate) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  DeviceAggregates bad;
+  bad.aggregate_of = to_device(std::vector<index_t>{0, 1, 2});
+  bad.count = 2;
+  EXPECT_THROW(tentative_prolongator<T>(bad), InvalidInput);
+}
+
+}  // namespace
+}  // namespace binamg
