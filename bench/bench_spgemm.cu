@@ -1,6 +1,6 @@
 // C = A·A on the GPU: binamg's binned SpGEMM against cusparseSpGEMM (ALG1,
 // ALG3 where ALG1 runs out of memory) in the same process, per BENCH.md.
-// Usage: bench_spgemm [--quick] [--no-float]   (--quick: small sizes for a smoke run;
+// Usage: bench_spgemm [--quick] [--no-float] [--only PREFIX]   (--quick: small sizes for a smoke run;
 // float runs the Poisson matrices only)
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -149,8 +149,11 @@ double peak_extra_bytes(const std::function<void()>& work) {
   return double(pool_peak_bytes() - before);
 }
 
+std::string only_problem;  // --only PREFIX: run the problems whose name starts with it
+
 template <typename T>
 void square(cusparseHandle_t handle, const std::string& name, const CsrMatrix<T>& host_A) {
+  if (name.compare(0, only_problem.size(), only_problem) != 0) return;
   const char* precision = std::is_same_v<T, double> ? "double" : "float";
   JsonLine line;
   line.field("bench", "spgemm_square").field("problem", name).field("precision", precision);
@@ -243,6 +246,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     if (std::strcmp(argv[i], "--no-float") == 0) with_float = false;
+    if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only_problem = argv[++i];
   }
   try {
     print_device_banner("spgemm_square");

@@ -12,6 +12,7 @@
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
 #include "spgemm/spgemm_kernels.cuh"
+#include "spgemm/spgemm_long_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
 
 namespace binamg {
@@ -221,7 +222,7 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
-  constexpr int Block = 1024;
+  constexpr int Block = 256, Items = 4;
   const int blocks =
       global_blocks(policy, count, std::size_t(B.cols) * (sizeof(index_t) + sizeof(T)));
   DeviceBuffer<index_t> markers(std::size_t(blocks) * B.cols, stream,
@@ -230,9 +231,11 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                                "spgemm: dense accumulators of long rows");
   BINAMG_CUDA_CHECK(
       cudaMemsetAsync(markers.data(), 0xff, markers.size() * sizeof(index_t), stream));
-  numeric_global_kernel<Block, T><<<blocks, Block, 0, stream>>>(
+  int column_bits = 1;
+  while (column_bits < 31 && (index_t(1) << column_bits) < B.cols) ++column_bits;
+  numeric_long_rows_kernel<Block, Items, T><<<blocks, Block, 0, stream>>>(
       in, bins.rows_of(global_bin), count, markers.data(), accumulators.data(), B.cols,
-      C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
+      column_bits, C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
   BINAMG_CHECK_LAUNCH();
 }
 

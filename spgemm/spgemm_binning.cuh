@@ -89,24 +89,35 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
 }
 
 /// One thread per row: appends the row to its bin's slice of `rows_by_bin`
-/// (bin 0 rows are skipped). Lanes of a warp with the same bin take their
-/// places with one atomic. Order inside a bin varies between runs; results
-/// do not, because every row is computed independently of its position.
+/// (bin 0 rows are skipped). Lanes of a warp with the same bin reserve their
+/// places with one shared atomic, the block with one global atomic per bin,
+/// so a bin holding every row does not serialise on one address. Order inside
+/// a bin varies between runs; results do not, because every row is computed
+/// independently of its position.
 __global__ void scatter_rows_kernel(const std::uint8_t* bin_of_row, index_t rows,
                                     BinOffsets offsets, index_t* cursors,
                                     index_t* rows_by_bin) {
+  __shared__ index_t block_count[kMaxBins];
+  __shared__ index_t block_base[kMaxBins];
+  if (threadIdx.x < kMaxBins) block_count[threadIdx.x] = 0;
+  __syncthreads();
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = row < rows;
   const int bin = active ? bin_of_row[row] : 0;
   const unsigned peers = __match_any_sync(0xffffffffu, active ? bin : -1);
-  if (!active || bin == 0) return;
   const int lane = threadIdx.x & 31;
   const int leader = __ffs(peers) - 1;
-  index_t base = 0;
-  if (lane == leader) base = atomicAdd(&cursors[bin], __popc(peers));
-  base = __shfl_sync(peers, base, leader);
+  const bool listed = active && bin != 0;
+  index_t warp_base = 0;
+  if (listed && lane == leader) warp_base = atomicAdd(&block_count[bin], __popc(peers));
+  warp_base = __shfl_sync(0xffffffffu, warp_base, leader);
+  __syncthreads();
+  if (threadIdx.x < kMaxBins && block_count[threadIdx.x] != 0)
+    block_base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], block_count[threadIdx.x]);
+  __syncthreads();
+  if (!listed) return;
   const index_t rank = __popc(peers & ((1u << lane) - 1u));
-  rows_by_bin[offsets.start[bin] + base + rank] = row;
+  rows_by_bin[offsets.start[bin] + block_base[bin] + warp_base + rank] = row;
 }
 
 }  // namespace binamg::spgemm_detail

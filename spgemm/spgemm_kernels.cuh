@@ -3,7 +3,6 @@
 // each row's distinct columns) and the numeric phase (accumulate in A's row
 // order, sort by column, write the row of C).
 #include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -155,58 +154,6 @@ __global__ void symbolic_global_kernel(PatternOperands in, const index_t* rows,
     const index_t total = Reduce(reduce_storage).Sum(count);
     if (threadIdx.x == 0) row_nnz[row] = total;
     __syncthreads();  // reduce_storage is reused by the next row
-  }
-}
-
-/// Numeric, long rows. One block per row, blocks striding over the bin, each
-/// with a dense accumulator (marker + value per column of B) in global memory.
-/// A's entries in order with a block barrier between them (summation in A's
-/// row order); then the block sweeps the columns in order, a block scan
-/// giving each marked column its place, so the row comes out sorted. Sets
-/// *error if the row does not have exactly C's nnz.
-template <int Block, typename T>
-__global__ void numeric_global_kernel(ProductOperands<T> in, const index_t* rows,
-                                      index_t row_count, index_t* markers, T* accumulators,
-                                      index_t cols, const index_t* c_row_ptr, index_t* c_col,
-                                      T* c_val, int* error) {
-  using Scan = cub::BlockScan<index_t, Block>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  index_t* marker = markers + std::size_t(blockIdx.x) * cols;
-  T* accumulator = accumulators + std::size_t(blockIdx.x) * cols;
-  for (index_t slot = blockIdx.x; slot < row_count; slot += gridDim.x) {
-    const index_t row = rows[slot];
-    for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
-      const index_t inner = in.a_col[k];
-      const T a = in.a_val[k];
-      const index_t end = in.b_row_ptr[inner + 1];
-      for (index_t p = in.b_row_ptr[inner] + threadIdx.x; p < end; p += Block) {
-        const index_t col = in.b_col[p];
-        const T value = product(a, in.b_val[p]);
-        if (marker[col] != row) {
-          marker[col] = row;
-          accumulator[col] = value;
-        } else {
-          accumulator[col] += value;
-        }
-      }
-      __syncthreads();
-    }
-    const index_t start = c_row_ptr[row];
-    const index_t nnz = c_row_ptr[row + 1] - start;
-    index_t written = 0;
-    for (index_t base = 0; base < cols; base += Block) {
-      const index_t col = base + index_t(threadIdx.x);
-      const bool present = col < cols && marker[col] == row;
-      index_t place = 0, found = 0;
-      Scan(scan_storage).ExclusiveSum(index_t(present), place, found);
-      if (present && written + place < nnz) {
-        c_col[start + written + place] = col;
-        c_val[start + written + place] = accumulator[col];
-      }
-      written += found;
-      __syncthreads();  // scan_storage is reused by the next sweep step
-    }
-    if (threadIdx.x == 0 && written != nnz) atomicExch(error, 1);
   }
 }
 

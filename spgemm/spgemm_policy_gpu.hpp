@@ -28,12 +28,12 @@ struct SpgemmPolicy {
   // symbolic tables hold the product count, an upper bound of the row's nnz.
   int numeric_slack_num = 3;
   int numeric_slack_den = 2;
-  // Long rows: one block of global_block threads per row, each block with a
-  // dense accumulator of cols(B) entries; at most global_blocks_per_sm blocks
-  // per SM and global_memory_budget bytes of accumulators at once.
-  int global_block = 1024;
-  int global_blocks_per_sm = 2;
-  std::size_t global_memory_budget = std::size_t(256) << 20;
+  // Long rows: one block per row, each block with a dense accumulator of
+  // cols(B) entries in global memory; at most global_blocks_per_sm blocks per
+  // SM and global_memory_budget bytes of accumulators at once (only graphs
+  // with many long rows reach it; their C is far larger anyway).
+  int global_blocks_per_sm = 4;
+  std::size_t global_memory_budget = std::size_t(1) << 30;
 
   // Derived from the device (see make_spgemm_policy).
   int sm_count = 0;
