@@ -92,6 +92,31 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnRowsWithMoreThan65536Products) {
                      testing::random_matrix<T>({400, 12000, 2, 0.0, 200, false}, 12));
 }
 
+// rows×cols with `per_row` evenly spread columns per row, offset by row:
+// long rows over a very wide column range, cheap to build.
+template <typename T>
+CsrMatrix<T> spread_rows(index_t rows, index_t cols, index_t per_row) {
+  CsrMatrix<T> M = zero_matrix<T>(rows, cols);
+  const index_t stride = cols / per_row;
+  for (index_t row = 0; row < rows; ++row) {
+    for (index_t j = 0; j < per_row; ++j) {
+      M.col_idx.push_back(j * stride + row % stride);
+      M.values.push_back(T(1) / T(1 + (row + j) % 7));
+    }
+    M.row_ptr[row + 1] = M.nnz();
+  }
+  return M;
+}
+
+TYPED_TEST(SpgemmGpu, MatchesCpuOnLongRowsOverMoreThan2To21Columns) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 2^22 columns: the long-row batches need 64-bit (column, position) keys.
+  // Rows of A with ~4 entries hit B rows of 12000 columns: ~48000 entries of C.
+  expect_matches_cpu(testing::random_matrix<T>({16, 64, 4, 0.0, 0, false}, 20),
+                     spread_rows<T>(64, index_t(1) << 22, 12000));
+}
+
 TYPED_TEST(SpgemmGpu, MatchesCpuOnPoissonSquared) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
