@@ -9,15 +9,9 @@
 namespace binamg::spgemm_detail {
 
 constexpr index_t kEmptyKey = -1;  // no column is negative
-
-/// Home slot of `col` in a table of mask+1 slots. Fibonacci multiplier, then
-/// the high half folded into the low bits: stencil columns differ by grid
-/// strides (multiples of 1024 for a 1024² grid), which a plain multiply-and-
-/// mask would send to one slot and turn probing into long chains.
-__device__ __forceinline__ unsigned home_slot(index_t col, unsigned mask) {
-  const unsigned h = unsigned(col) * 2654435761u;
-  return (h ^ (h >> 15)) & mask;
-}
+// Multiplicative hash (nsparse's constant): neighbouring columns, common in
+// stencil matrices, land in different slots.
+constexpr unsigned kHashScale = 107u;
 
 /// Lanes of this thread's group of G (<= 32) inside its warp.
 template <int G>
@@ -49,7 +43,7 @@ __device__ __forceinline__ double product(double a, double b) { return __dmul_rn
 /// true when this call added the key (so counting true results counts the
 /// distinct keys whatever the interleaving of lanes).
 __device__ __forceinline__ bool insert_key(index_t* keys, unsigned mask, index_t col) {
-  unsigned slot = home_slot(col, mask);
+  unsigned slot = (unsigned(col) * kHashScale) & mask;
   while (true) {
     const index_t key = keys[slot];
     if (key == col) return false;
@@ -69,7 +63,7 @@ __device__ __forceinline__ bool insert_key(index_t* keys, unsigned mask, index_t
 template <typename T>
 __device__ __forceinline__ bool accumulate(index_t* keys, T* values, unsigned mask,
                                            index_t col, T value) {
-  unsigned slot = home_slot(col, mask);
+  unsigned slot = (unsigned(col) * kHashScale) & mask;
   for (unsigned probe = 0; probe <= mask; ++probe) {
     const index_t key = keys[slot];
     if (key == col) {

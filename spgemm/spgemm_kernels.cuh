@@ -56,47 +56,15 @@ __global__ void symbolic_shared_kernel(PatternOperands in, const index_t* rows,
   }
   group_sync<G>();
 
+  const int sub = lane / sub_width;
+  const int sub_lane = lane % sub_width;
+  const int subs = G / sub_width;
   index_t count = 0;
-  if constexpr (G <= 32) {
-    // Sub-warp rows: the lanes load G entries of A at once, then share out
-    // those entries' products flattened, so no lane waits on one B row.
-    const unsigned lanes = group_mask<G>();
-    const index_t a_end = in.a_row_ptr[row + 1];
-    for (index_t k0 = in.a_row_ptr[row]; k0 < a_end; k0 += G) {
-      const index_t k = k0 + lane;
-      index_t begin = 0, length = 0;
-      if (k < a_end) {
-        const index_t inner = in.a_col[k];
-        begin = in.b_row_ptr[inner];
-        length = in.b_row_ptr[inner + 1] - begin;
-      }
-      index_t first = length;  // inclusive scan over the group, then exclusive
-      for (int d = 1; d < G; d <<= 1) {
-        const index_t below = __shfl_up_sync(lanes, first, d, G);
-        if (lane >= d) first += below;
-      }
-      const index_t total = __shfl_sync(lanes, first, G - 1, G);
-      first -= length;
-      for (index_t base = 0; base < total; base += G) {
-        const index_t q = base + lane;
-        int entry = 0;  // the last entry whose products start at or before q
-        for (int step = G / 2; step > 0; step >>= 1)
-          if (__shfl_sync(lanes, first, entry + step, G) <= q) entry += step;
-        const index_t b = __shfl_sync(lanes, begin, entry, G);
-        const index_t f = __shfl_sync(lanes, first, entry, G);
-        if (q < total) count += insert_key(keys, mask, in.b_col[b + (q - f)]);
-      }
-    }
-  } else {
-    const int sub = lane / sub_width;
-    const int sub_lane = lane % sub_width;
-    const int subs = G / sub_width;
-    for (index_t k = in.a_row_ptr[row] + sub; k < in.a_row_ptr[row + 1]; k += subs) {
-      const index_t inner = in.a_col[k];
-      const index_t end = in.b_row_ptr[inner + 1];
-      for (index_t p = in.b_row_ptr[inner] + sub_lane; p < end; p += sub_width)
-        count += insert_key(keys, mask, in.b_col[p]);
-    }
+  for (index_t k = in.a_row_ptr[row] + sub; k < in.a_row_ptr[row + 1]; k += subs) {
+    const index_t inner = in.a_col[k];
+    const index_t end = in.b_row_ptr[inner + 1];
+    for (index_t p = in.b_row_ptr[inner] + sub_lane; p < end; p += sub_width)
+      count += insert_key(keys, mask, in.b_col[p]);
   }
   if constexpr (G > 32) {
     atomicAdd(&block_count, count);
@@ -136,63 +104,13 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
   group_sync<G>();
 
   bool fits = true;
-  if constexpr (G <= 32) {
-    // Sub-warp rows: the lanes load G entries of A at once and each lane
-    // fetches its element of the next entry's B row before adding the
-    // current one, so the ordered walk does not stall on every load.
-    const unsigned lanes = group_mask<G>();
-    const index_t a_end = in.a_row_ptr[row + 1];
-    for (index_t k0 = in.a_row_ptr[row]; k0 < a_end; k0 += G) {
-      const index_t k = k0 + lane;
-      index_t begin = 0, length = 0;
-      T a_mine = T(0);
-      if (k < a_end) {
-        const index_t inner = in.a_col[k];
-        begin = in.b_row_ptr[inner];
-        length = in.b_row_ptr[inner + 1] - begin;
-        a_mine = in.a_val[k];
-      }
-      const int entries = int(min(index_t(G), a_end - k0));
-      index_t b = __shfl_sync(lanes, begin, 0, G), len = __shfl_sync(lanes, length, 0, G);
-      T a = __shfl_sync(lanes, a_mine, 0, G);
-      bool has = lane < len;
-      index_t col = has ? in.b_col[b + lane] : 0;
-      T b_value = has ? in.b_val[b + lane] : T(0);
-      for (int e = 0; e < entries; ++e) {
-        index_t next_b = 0, next_len = 0, next_col = 0;
-        T next_a = T(0), next_value = T(0);
-        bool next_has = false;
-        if (e + 1 < entries) {
-          next_b = __shfl_sync(lanes, begin, e + 1, G);
-          next_len = __shfl_sync(lanes, length, e + 1, G);
-          next_a = __shfl_sync(lanes, a_mine, e + 1, G);
-          next_has = lane < next_len;
-          if (next_has) {
-            next_col = in.b_col[next_b + lane];
-            next_value = in.b_val[next_b + lane];
-          }
-        }
-        if (has) fits &= accumulate(keys, values, mask, col, product(a, b_value));
-        for (index_t p = b + G + lane; p < b + len; p += G)
-          fits &= accumulate(keys, values, mask, in.b_col[p], product(a, in.b_val[p]));
-        group_sync<G>();
-        b = next_b;
-        len = next_len;
-        a = next_a;
-        has = next_has;
-        col = next_col;
-        b_value = next_value;
-      }
-    }
-  } else {
-    for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
-      const index_t inner = in.a_col[k];
-      const T a = in.a_val[k];
-      const index_t end = in.b_row_ptr[inner + 1];
-      for (index_t p = in.b_row_ptr[inner] + lane; p < end; p += G)
-        fits &= accumulate(keys, values, mask, in.b_col[p], product(a, in.b_val[p]));
-      group_sync<G>();
-    }
+  for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
+    const index_t inner = in.a_col[k];
+    const T a = in.a_val[k];
+    const index_t end = in.b_row_ptr[inner + 1];
+    for (index_t p = in.b_row_ptr[inner] + lane; p < end; p += G)
+      fits &= accumulate(keys, values, mask, in.b_col[p], product(a, in.b_val[p]));
+    group_sync<G>();
   }
   sort_table<G>(keys, values, table_size, lane);
 

@@ -31,9 +31,8 @@ constexpr int position_bits() {
 /// products than a batch is applied alone: its B row has distinct columns.
 /// Finally the block sweeps the columns in order and writes the marked ones.
 /// Sets *error if the row does not have exactly C's nnz. `column_bits`:
-/// bits needed for cols(B) - 1; Key: 32-bit when column_bits plus the
-/// position bits fit (fewer bytes per radix pass), else 64-bit.
-template <int Block, int Items, typename Key, typename T>
+/// bits needed for cols(B) - 1.
+template <int Block, int Items, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_long_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
                              index_t* markers, T* accumulators, index_t cols, int column_bits,
@@ -41,6 +40,7 @@ __global__ void __launch_bounds__(Block)
   constexpr int Capacity = Block * Items;
   constexpr int Shift = position_bits<Capacity>();
   constexpr int Sweep = 16;  // columns per thread per step of the output sweep
+  using Key = unsigned long long;
   using Sort = cub::BlockRadixSort<Key, Block, Items>;
   using Scan = cub::BlockScan<index_t, Block>;
   __shared__ union {
