@@ -29,8 +29,9 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// for rows past the largest shared table, rows of 0 or 1 product no kernel;
 /// symbolic (count) then numeric (fill) pass, so C is allocated exactly;
 /// (4) each row is sorted by column and written. Same contract as the CPU
-/// version; the products are not fused into adds, so the result matches the
-/// CPU reference bit for bit. Deterministic. Synchronizes `stream` twice to
+/// version: sums in A's row order with products not fused into adds, so the
+/// result is meant to equal the CPU reference's bits (tests check it to
+/// rounding). Deterministic. Synchronizes `stream` twice to
 /// read bin sizes and nnz(C). Temporaries come from the binamg pool.
 /// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
 /// DeviceError when the GPU runs out of memory.

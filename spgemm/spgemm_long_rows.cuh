@@ -27,7 +27,7 @@ constexpr int position_bits() {
 /// position = A-order index inside the batch; a block radix sort brings equal
 /// columns together in position order, and the first thread of each run adds
 /// the run's products to the accumulator one by one, in A's order (the CPU
-/// reference's order, so results match it bit for bit). An A entry with more
+/// reference's order). An A entry with more
 /// products than a batch is applied alone: its B row has distinct columns.
 /// Finally the block sweeps the columns in order and writes the marked ones.
 /// Sets *error if the row does not have exactly C's nnz. `column_bits`:
