@@ -1,8 +1,12 @@
 #pragma once
-// Sparse matrix times dense vector(s) on the host (the reference kernels).
+// Sparse matrix times dense vector(s): the host reference kernels and their
+// GPU twins on device-resident data.
+#include <cuda_runtime.h>
+
 #include <vector>
 
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -19,5 +23,42 @@ void residual(const CsrMatrix<T>& A, const std::vector<T>& x, const std::vector<
 /// entry (i, j) at [i*k + j].
 template <typename T>
 void spmm(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k, std::vector<T>& Y);
+
+// ---- GPU twins (sparse/spmv.cu, sparse/spmm.cu) ---------------------------
+// Arguments are device pointers; work is ordered on `stream` and nothing
+// synchronizes. Every output entry is summed in a fixed order, so the same
+// input gives the same bits on every run (not the CPU's bits: the order and
+// fused multiply-adds differ, within n·eps·Σ|a||x| for a row of length n).
+
+/// The two CSR × dense kernels of Yang, Buluç & Owens (Euro-Par 2018).
+enum class SpmmAlgorithm {
+  automatic,    // spmm_algorithm_for() picks from the mean row length
+  row_split,    // a group of lanes per row, lanes own columns of Y
+  merge_based,  // equal merge-path work (rows + nonzeros) per group, carry fix-up
+};
+
+/// The heuristic behind `automatic`: merge_based when the mean row length
+/// nnz/rows is below a threshold measured on the H100 (bench/bench_spmm.cu,
+/// bench/results/*spmm*), row_split otherwise.
+SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t k);
+const char* spmm_algorithm_name(SpmmAlgorithm algorithm);
+
+/// Y = A X with X row-major A.cols×k and Y row-major A.rows×k (k >= 1).
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream = nullptr);
+
+/// The same with the kernel forced (tests and benchmarks).
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
+          cudaStream_t stream = nullptr);
+
+/// y = A x (k = 1).
+template <typename T>
+void spmv(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream = nullptr);
+
+/// r = b - A x; r must not alias x or b.
+template <typename T>
+void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r,
+              cudaStream_t stream = nullptr);
 
 }  // namespace binamg

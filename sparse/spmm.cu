@@ -1,0 +1,77 @@
+// GPU Y = A X: argument checks, the choice between the two kernels, dispatch.
+#include <string>
+
+#include "sparse/spmm_kernels.hpp"
+#include "sparse/spmv.hpp"
+
+namespace binamg {
+namespace {
+
+// Mean row length (nnz/rows) below which merge_based beats row_split on the
+// H100, measured by bench/bench_spmm.cu (see bench/results/*spmm*).
+constexpr double merge_below_mean_row_length = 0.0;
+
+}  // namespace
+
+namespace spmm_detail {
+
+template <typename T>
+void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, const char* what) {
+  const std::string name(what);
+  require(A.rows >= 0 && A.cols >= 0 && A.nnz >= 0, name + ": matrix has negative dimensions");
+  require(A.row_ptr.size() == std::size_t(A.rows) + 1,
+          name + ": row_ptr has " + std::to_string(A.row_ptr.size()) +
+              " entries, expected rows + 1 = " + std::to_string(std::int64_t(A.rows) + 1));
+  require(A.col_idx.size() == std::size_t(A.nnz) && A.values.size() == std::size_t(A.nnz),
+          name + ": col_idx/values do not hold nnz = " + std::to_string(A.nnz) + " entries");
+  require(k > 0, name + ": the number of right-hand sides k = " + std::to_string(k) +
+                     " must be positive");
+  checked_index(std::int64_t(A.rows) * k, name + ": rows x k");
+  checked_index(std::int64_t(A.cols) * k, name + ": cols x k");
+  require(A.cols == 0 || X != nullptr, name + ": the input vector(s) pointer is null");
+  require(A.rows == 0 || Y != nullptr, name + ": the output pointer is null");
+}
+
+}  // namespace spmm_detail
+
+SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t /*k*/) {
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  return mean < merge_below_mean_row_length ? SpmmAlgorithm::merge_based
+                                            : SpmmAlgorithm::row_split;
+}
+
+const char* spmm_algorithm_name(SpmmAlgorithm algorithm) {
+  switch (algorithm) {
+    case SpmmAlgorithm::row_split: return "row_split";
+    case SpmmAlgorithm::merge_based: return "merge_based";
+    default: return "automatic";
+  }
+}
+
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
+          cudaStream_t stream) {
+  spmm_detail::check_arguments(A, X, k, Y, "spmm");
+  if (algorithm == SpmmAlgorithm::automatic) algorithm = spmm_algorithm_for(A.rows, A.nnz, k);
+  if (algorithm == SpmmAlgorithm::merge_based)
+    spmm_detail::merge_based(A, X, k, Y, stream);
+  else
+    spmm_detail::row_split(A, X, k, Y, stream);
+}
+
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
+  spmm(A, X, k, Y, SpmmAlgorithm::automatic, stream);
+}
+
+#define BINAMG_INSTANTIATE(T)                                                          \
+  template void spmm_detail::check_arguments<T>(const DeviceCsr<T>&, const T*, index_t,  \
+                                                const T*, const char*);                \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, SpmmAlgorithm,      \
+                        cudaStream_t);                                                 \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

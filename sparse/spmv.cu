@@ -1,0 +1,49 @@
+// GPU y = A x and r = b - A x: SpMM with k = 1, the kernel picked by the same
+// heuristic; the residual is fused into the row-split kernel, and one extra
+// pass after the merge-based one.
+#include "core/cuda_check.hpp"
+#include "core/launch.hpp"
+#include "sparse/spmm_kernels.hpp"
+#include "sparse/spmv.hpp"
+
+namespace binamg {
+namespace {
+
+// One thread per row: r = b - r, turning a merge-based A x into the residual.
+template <typename T>
+__global__ void subtract_from(index_t rows, const T* __restrict__ b, T* __restrict__ r) {
+  const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row < rows) r[row] = b[row] - r[row];
+}
+
+}  // namespace
+
+template <typename T>
+void spmv(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream) {
+  spmm(A, x, 1, y, SpmmAlgorithm::automatic, stream);
+}
+
+template <typename T>
+void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r, cudaStream_t stream) {
+  spmm_detail::check_arguments(A, x, 1, r, "residual");
+  require(A.rows == 0 || b != nullptr, "residual: b is null");
+  require(A.rows == 0 || (r != b && r != x), "residual: r must not alias x or b");
+  if (A.rows == 0) return;
+  if (spmm_algorithm_for(A.rows, A.nnz, 1) == SpmmAlgorithm::row_split) {
+    spmm_detail::row_split_vector(A, x, b, r, stream);  // b - A x fused in one pass
+    return;
+  }
+  spmm_detail::merge_based(A, x, 1, r, stream);
+  subtract_from<<<blocks_for(A.rows, spmm_detail::SpmmPolicy::threads),
+                  spmm_detail::SpmmPolicy::threads, 0, stream>>>(A.rows, b, r);
+  BINAMG_CHECK_LAUNCH();
+}
+
+template void spmv<float>(const DeviceCsr<float>&, const float*, float*, cudaStream_t);
+template void spmv<double>(const DeviceCsr<double>&, const double*, double*, cudaStream_t);
+template void residual<float>(const DeviceCsr<float>&, const float*, const float*, float*,
+                              cudaStream_t);
+template void residual<double>(const DeviceCsr<double>&, const double*, const double*, double*,
+                               cudaStream_t);
+
+}  // namespace binamg
