@@ -1,0 +1,142 @@
+// GPU SpMM/SpMV/residual against the CPU reference on the same seeded input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "sparse/spmv.hpp"
+#include "support/gpu.hpp"
+#include "support/random_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+using testing::RandomMatrixShape;
+
+template <typename T>
+class SpmmGpu : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SpmmGpu, Precisions);
+
+// Empty rows, a dense row longer than any merge segment, power-law rows,
+// tall and wide rectangles, an all-zero matrix.
+const RandomMatrixShape shapes[] = {
+    {500, 400, 6, 0.2, 0, false},   {300, 3000, 5, 0.0, 1, false},
+    {800, 600, 6, 0.1, 0, true},    {700, 90, 3, 0.0, 0, false},
+    {50, 50, 0, 1.0, 0, false},
+};
+const index_t column_counts[] = {1, 2, 7, 8, 32, 33, 64, 100};
+
+template <typename T>
+std::vector<T> run_gpu(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k,
+                       SpmmAlgorithm algorithm) {
+  const DeviceCsr<T> dA = to_device(A);
+  const DeviceBuffer<T> dX = to_device(X);
+  DeviceBuffer<T> dY(std::size_t(A.rows) * k);
+  spmm(dA, dX.data(), k, dY.data(), algorithm);
+  return to_host(dY);
+}
+
+// Both results sum the same n products of a row in different orders (and the
+// GPU fuses multiply-adds), so each is within n·eps·Σ|a||x| of the exact value
+// (Higham's bound) and they differ by at most twice that.
+template <typename T>
+void expect_close_to_cpu(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k,
+                         const std::vector<T>& gpu) {
+  std::vector<T> cpu;
+  spmm(A, X, k, cpu);
+  ASSERT_EQ(gpu.size(), cpu.size());
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t j = 0; j < k; ++j) {
+      double magnitude = 0;
+      for (index_t e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e)
+        magnitude += std::abs(double(A.values[e]) * double(X[std::size_t(A.col_idx[e]) * k + j]));
+      const double bound = 2.0 * A.row_length(row) * eps * magnitude;
+      const std::size_t i = std::size_t(row) * k + j;
+      ASSERT_LE(std::abs(double(gpu[i]) - double(cpu[i])), bound)
+          << "row " << row << " column " << j << " k " << k;
+    }
+}
+
+template <typename T>
+void check_algorithm_matches_cpu(SpmmAlgorithm algorithm) {
+  std::uint64_t seed = 100;
+  for (const auto& shape : shapes) {
+    const auto A = testing::random_matrix<T>(shape, seed++);
+    for (index_t k : column_counts) {
+      const auto X = testing::random_vector<T>(std::size_t(A.cols) * k, seed++);
+      expect_close_to_cpu(A, X, k, run_gpu(A, X, k, algorithm));
+    }
+  }
+}
+
+TYPED_TEST(SpmmGpu, RowSplitMatchesCpu) {
+  BINAMG_REQUIRE_GPU();
+  check_algorithm_matches_cpu<TypeParam>(SpmmAlgorithm::row_split);
+}
+
+TYPED_TEST(SpmmGpu, MergeBasedMatchesCpu) {
+  BINAMG_REQUIRE_GPU();
+  check_algorithm_matches_cpu<TypeParam>(SpmmAlgorithm::merge_based);
+}
+
+TYPED_TEST(SpmmGpu, AutomaticMatchesCpu) {
+  BINAMG_REQUIRE_GPU();
+  check_algorithm_matches_cpu<TypeParam>(SpmmAlgorithm::automatic);
+}
+
+TYPED_TEST(SpmmGpu, BothKernelsAreBitwiseReproducible) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto A = testing::random_matrix<T>({900, 2500, 8, 0.1, 2, true}, 7);
+  for (index_t k : column_counts) {
+    const auto X = testing::random_vector<T>(std::size_t(A.cols) * k, 8);
+    for (auto algorithm : {SpmmAlgorithm::row_split, SpmmAlgorithm::merge_based}) {
+      const auto first = run_gpu(A, X, k, algorithm);
+      const auto second = run_gpu(A, X, k, algorithm);
+      ASSERT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(T)))
+          << spmm_algorithm_name(algorithm) << " k " << k;
+    }
+  }
+}
+
+TYPED_TEST(SpmmGpu, SpmvAndResidualMatchCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto A = testing::random_matrix<T>({1000, 1000, 7, 0.05, 1, true}, 9);
+  const auto x = testing::random_vector<T>(A.cols, 10);
+  const auto b = testing::random_vector<T>(A.rows, 11);
+  const DeviceCsr<T> dA = to_device(A);
+  const DeviceBuffer<T> dx = to_device(x), db = to_device(b);
+  DeviceBuffer<T> dy(A.rows), dr(A.rows);
+  spmv(dA, dx.data(), dy.data());
+  residual(dA, dx.data(), db.data(), dr.data());
+  const auto y = to_host(dy), r = to_host(dr);
+  expect_close_to_cpu(A, x, 1, y);
+  std::vector<T> cpu_r;
+  residual(A, x, b, cpu_r);
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (index_t row = 0; row < A.rows; ++row) {
+    // Same bound as spmm plus one rounding of the subtraction.
+    double magnitude = std::abs(double(b[row]));
+    for (index_t e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e)
+      magnitude += std::abs(double(A.values[e]) * double(x[A.col_idx[e]]));
+    ASSERT_LE(std::abs(double(r[row]) - double(cpu_r[row])),
+              2.0 * (A.row_length(row) + 1) * eps * magnitude)
+        << "row " << row;
+  }
+}
+
+TYPED_TEST(SpmmGpu, RejectsNonPositiveColumnCount) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const DeviceCsr<T> dA = to_device(testing::random_matrix<T>({10, 10, 3, 0, 0, false}, 12));
+  DeviceBuffer<T> X(10), Y(10);
+  EXPECT_THROW(spmm(dA, X.data(), 0, Y.data()), InvalidInput);
+  EXPECT_THROW(spmm(dA, static_cast<const T*>(nullptr), 1, Y.data()), InvalidInput);
+}
+
+}  // namespace
+}  // namespace binamg
