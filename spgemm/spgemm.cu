@@ -14,6 +14,7 @@
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_long_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
+#include "spgemm/spgemm_short_rows.cuh"
 
 namespace binamg {
 namespace spgemm_detail {
@@ -45,7 +46,7 @@ SpgemmPolicy make_spgemm_policy(std::size_t value_bytes) {
   policy.symbolic_max_table = largest_table(sizeof(index_t));
   policy.numeric_max_table = largest_table(sizeof(index_t) + value_bytes);
   require(policy.symbolic_shared_bins() + 1 < kMaxBins &&
-              policy.numeric_shared_bins() + 1 < kMaxBins,
+              policy.numeric_short_bin() < kMaxBins,
           "spgemm: device shared memory gives more bins than kMaxBins");
   return policy;
 }
@@ -154,6 +155,18 @@ int global_blocks(const SpgemmPolicy& policy, index_t rows, std::size_t bytes_pe
   return int(std::min({by_budget, by_device, std::size_t(rows)}));
 }
 
+/// Slices per long row in the numeric pass: 1 (one block per row) unless
+/// the long rows are too few to fill the device, then as many as fill it
+/// within split_memory_budget (one accumulator per slice).
+int long_row_slices(const SpgemmPolicy& policy, index_t rows, std::size_t bytes_per_block) {
+  const std::size_t by_device = std::size_t(policy.sm_count) * policy.global_blocks_per_sm;
+  const std::size_t by_budget =
+      policy.split_memory_budget / std::max<std::size_t>(1, bytes_per_block);
+  const std::size_t items = std::min(by_device, by_budget);
+  if (rows <= 0 || std::size_t(rows) * 2 > items) return 1;
+  return int(items / std::size_t(rows));
+}
+
 /// Stage 3, symbolic: nnz of each row of C into row_nnz (bins 1..global).
 template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
@@ -219,12 +232,21 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
       BINAMG_CHECK_LAUNCH();
     });
   }
+  if (const index_t count = bins.count(policy.numeric_short_bin()); count > 0) {
+    constexpr int Block = 256;
+    numeric_short_rows_kernel<Block, T><<<grid_for(count, Block / 32), Block, 0, stream>>>(
+        in, bins.rows_of(policy.numeric_short_bin()), count, C.row_ptr.data(),
+        C.col_idx.data(), C.values.data(), error);
+    BINAMG_CHECK_LAUNCH();
+  }
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
   constexpr int Block = 256, Items = 4;
+  const std::size_t bytes_per_block = std::size_t(B.cols) * (sizeof(index_t) + sizeof(T));
+  const int slices = long_row_slices(policy, count, bytes_per_block);
   const int blocks =
-      global_blocks(policy, count, std::size_t(B.cols) * (sizeof(index_t) + sizeof(T)));
+      slices > 1 ? int(count) * slices : global_blocks(policy, count, bytes_per_block);
   DeviceBuffer<index_t> markers(std::size_t(blocks) * B.cols, stream,
                                 "spgemm: column markers of long rows");
   DeviceBuffer<T> accumulators(std::size_t(blocks) * B.cols, stream,
@@ -233,22 +255,38 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
       cudaMemsetAsync(markers.data(), 0xff, markers.size() * sizeof(index_t), stream));
   int column_bits = 1;
   while (column_bits < 31 && (index_t(1) << column_bits) < B.cols) ++column_bits;
+  const index_t* long_rows = bins.rows_of(global_bin);
   numeric_long_rows_kernel<Block, Items, T><<<blocks, Block, 0, stream>>>(
-      in, bins.rows_of(global_bin), count, markers.data(), accumulators.data(), B.cols,
-      column_bits, C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
+      in, long_rows, count, slices, markers.data(), accumulators.data(), B.cols, column_bits,
+      C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
+  BINAMG_CHECK_LAUNCH();
+  if (slices == 1) return;
+  constexpr int MergeBlock = 256;
+  merge_slices_kernel<T><<<dim3(grid_for(B.cols, MergeBlock), unsigned(count)), MergeBlock, 0,
+                           stream>>>(long_rows, slices, markers.data(), accumulators.data(),
+                                     B.cols);
+  BINAMG_CHECK_LAUNCH();
+  write_merged_rows_kernel<Block, T><<<unsigned(count), Block, 0, stream>>>(
+      long_rows, slices, markers.data(), accumulators.data(), B.cols, C.row_ptr.data(),
+      C.col_idx.data(), C.values.data(), error);
   BINAMG_CHECK_LAUNCH();
 }
 
 /// Bins C's rows by nnz for the numeric pass (row_sizes: counts, or offsets
 /// when sizes_are_offsets); returns nnz(C) in 64 bits. Synchronizes.
-unsigned long long bin_for_numeric(const index_t* row_sizes, bool sizes_are_offsets,
+template <typename T>
+unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
+                                   const index_t* row_sizes, bool sizes_are_offsets,
                                    index_t rows, const SpgemmPolicy& policy, Binning& bins,
                                    cudaStream_t stream) {
   bins.clear(stream);
   if (rows > 0) {
+    const ShortRowRule short_rows{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
+                                  kShortMaxAEntries, kShortCapacity,
+                                  policy.numeric_short_bin()};
     bin_by_nnz_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
                         stream>>>(row_sizes, sizes_are_offsets, rows,
-                                  rule_for(policy, policy.numeric_shared_bins()),
+                                  rule_for(policy, policy.numeric_shared_bins()), short_rows,
                                   policy.numeric_slack_num, policy.numeric_slack_den,
                                   bins.bin_of_row.data(), bins.tallies.data(),
                                   bins.tallies.data() + kMaxBins);
@@ -310,7 +348,7 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
   count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
   const unsigned long long total =
-      bin_for_numeric(C.row_ptr.data(), false, rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), false, rows, policy, bins, stream);
   C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
   C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
   C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
@@ -343,7 +381,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   const SpgemmPolicy policy = make_spgemm_policy(sizeof(T));
   Binning bins(C.rows, stream);
   const unsigned long long total =
-      bin_for_numeric(C.row_ptr.data(), true, C.rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), true, C.rows, policy, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
   DeviceBuffer<int> error(1, stream, "spgemm_numeric: error flag");

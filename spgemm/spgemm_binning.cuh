@@ -59,12 +59,35 @@ __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* 
               static_cast<unsigned long long>(histogram[threadIdx.x]));
 }
 
+/// Which rows the numeric pass sends to the short-row kernel: those with at
+/// most max_a_entries entries of A and max_products products (0 bin: none).
+struct ShortRowRule {
+  const index_t* a_row_ptr;
+  const index_t* a_col;
+  const index_t* b_row_ptr;
+  int max_a_entries;
+  int max_products;
+  int bin;
+  __device__ bool holds(index_t row) const {
+    const index_t begin = a_row_ptr[row], end = a_row_ptr[row + 1];
+    if (bin == 0 || end - begin > max_a_entries) return false;
+    index_t products = 0;
+    for (index_t k = begin; k < end && products <= max_products; ++k) {
+      const index_t inner = a_col[k];
+      products += b_row_ptr[inner + 1] - b_row_ptr[inner];
+    }
+    return products <= max_products;
+  }
+};
+
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
-/// when `sizes_are_offsets`), picks the numeric bin for a table of
-/// nnz·slack slots, adds it to the histogram and the 64-bit nnz(C) total
-/// (integer sums: order-free, hence deterministic).
+/// when `sizes_are_offsets`), picks the short-row bin if `short_rows` holds
+/// the row, else the numeric bin for a table of nnz·slack slots; adds it to
+/// the histogram and the 64-bit nnz(C) total (integer sums: order-free,
+/// hence deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
-                                  index_t rows, BinRule rule, int slack_num, int slack_den,
+                                  index_t rows, BinRule rule, ShortRowRule short_rows,
+                                  int slack_num, int slack_den,
                                   std::uint8_t* bin_of_row, unsigned long long* bin_counts,
                                   unsigned long long* total_nnz) {
   __shared__ index_t histogram[kMaxBins];
@@ -76,7 +99,9 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
   if (row < rows) {
     const index_t nnz =
         sizes_are_offsets ? row_sizes[row + 1] - row_sizes[row] : row_sizes[row];
-    const int bin = nnz == 0 ? 0 : rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
+    const int bin = nnz == 0                ? 0
+                    : short_rows.holds(row) ? short_rows.bin
+                                            : rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
     bin_of_row[row] = std::uint8_t(bin);
     atomicAdd(&histogram[bin], 1);
     atomicAdd(&block_total, static_cast<unsigned long long>(nnz));

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "spgemm/spgemm_kernels.cuh"
 
@@ -18,6 +19,45 @@ constexpr int position_bits() {
   int bits = 0;
   while ((1 << bits) < Capacity) ++bits;
   return bits;
+}
+
+/// The block sweeps the dense accumulator of `row` in column order and writes
+/// its marked columns as C's row (sorted by construction). Sets *error if
+/// their number is not C's nnz for the row.
+template <int Block, typename T>
+__device__ void write_marked_columns(const index_t* marker, const T* accumulator, index_t cols,
+                                     index_t row, const index_t* c_row_ptr, index_t* c_col,
+                                     T* c_val, int* error,
+                                     typename cub::BlockScan<index_t, Block>::TempStorage& scan) {
+  using Scan = cub::BlockScan<index_t, Block>;
+  constexpr int Sweep = 16;  // columns per thread per step
+  const index_t start = c_row_ptr[row];
+  const index_t nnz = c_row_ptr[row + 1] - start;
+  index_t written = 0;
+  for (index_t base = 0; base < cols; base += index_t(Block) * Sweep) {
+    const index_t first = base + index_t(threadIdx.x) * Sweep;
+    index_t mine = 0;
+    for (int i = 0; i < Sweep; ++i) {
+      const index_t col = first + i;
+      mine += col < cols && marker[col] == row;
+    }
+    index_t place = 0, found = 0;
+    Scan(scan).ExclusiveSum(mine, place, found);
+    index_t out = written + place;
+    for (int i = 0; i < Sweep; ++i) {
+      const index_t col = first + i;
+      if (col < cols && marker[col] == row) {
+        if (out < nnz) {
+          c_col[start + out] = col;
+          c_val[start + out] = accumulator[col];
+        }
+        ++out;
+      }
+    }
+    written += found;
+    __syncthreads();  // scan storage is reused by the next step
+  }
+  if (threadIdx.x == 0 && written != nnz) atomicExch(error, 1);
 }
 
 /// One block per row, blocks striding over the bin; each block owns a dense
@@ -32,14 +72,19 @@ constexpr int position_bits() {
 /// Finally the block sweeps the columns in order and writes the marked ones.
 /// Sets *error if the row does not have exactly C's nnz. `column_bits`:
 /// bits needed for cols(B) - 1.
+/// With slices > 1 (few long rows: one block each would idle the GPU), work
+/// item i is slice i % slices of row rows[i / slices], a contiguous run of
+/// the row's A entries; the grid has one block per item, each leaving its
+/// partial row in its own accumulator (block i's) for
+/// merge_slices_kernel and write_merged_rows_kernel.
 template <int Block, int Items, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_long_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
-                             index_t* markers, T* accumulators, index_t cols, int column_bits,
-                             const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+                             int slices, index_t* markers, T* accumulators, index_t cols,
+                             int column_bits, const index_t* c_row_ptr, index_t* c_col,
+                             T* c_val, int* error) {
   constexpr int Capacity = Block * Items;
   constexpr int Shift = position_bits<Capacity>();
-  constexpr int Sweep = 16;  // columns per thread per step of the output sweep
   using Key = unsigned long long;
   using Sort = cub::BlockRadixSort<Key, Block, Items>;
   using Scan = cub::BlockScan<index_t, Block>;
@@ -57,10 +102,13 @@ __global__ void __launch_bounds__(Block)
   index_t* marker = markers + std::size_t(blockIdx.x) * cols;
   T* accumulator = accumulators + std::size_t(blockIdx.x) * cols;
   const Key position_mask = (Key(1) << Shift) - 1;
-  for (index_t slot = blockIdx.x; slot < row_count; slot += gridDim.x) {
-    const index_t row = rows[slot];
-    const index_t a_end = in.a_row_ptr[row + 1];
-    for (index_t k0 = in.a_row_ptr[row]; k0 < a_end;) {
+  for (index_t item = blockIdx.x; item < row_count * slices; item += gridDim.x) {
+    const index_t row = rows[item / slices];
+    const int slice = int(item % slices);
+    const index_t a_begin = in.a_row_ptr[row];
+    const std::int64_t a_length = in.a_row_ptr[row + 1] - a_begin;
+    const index_t a_end = a_begin + index_t(a_length * (slice + 1) / slices);
+    for (index_t k0 = a_begin + index_t(a_length * slice / slices); k0 < a_end;) {
       const index_t k = k0 + index_t(threadIdx.x);
       index_t length = 0, b_begin = 0;
       T a = T(0);
@@ -135,34 +183,47 @@ __global__ void __launch_bounds__(Block)
     }
     __syncthreads();  // accumulator writes visible to the sweep
 
-    const index_t start = c_row_ptr[row];
-    const index_t nnz = c_row_ptr[row + 1] - start;
-    index_t written = 0;
-    for (index_t base = 0; base < cols; base += index_t(Block) * Sweep) {
-      const index_t first = base + index_t(threadIdx.x) * Sweep;
-      index_t mine = 0;
-      for (int i = 0; i < Sweep; ++i) {
-        const index_t col = first + i;
-        mine += col < cols && marker[col] == row;
-      }
-      index_t place = 0, found = 0;
-      Scan(storage.scan).ExclusiveSum(mine, place, found);
-      index_t out = written + place;
-      for (int i = 0; i < Sweep; ++i) {
-        const index_t col = first + i;
-        if (col < cols && marker[col] == row) {
-          if (out < nnz) {
-            c_col[start + out] = col;
-            c_val[start + out] = accumulator[col];
-          }
-          ++out;
-        }
-      }
-      written += found;
-      __syncthreads();  // scan storage is reused by the next step
-    }
-    if (threadIdx.x == 0 && written != nnz) atomicExch(error, 1);
+    if (slices == 1)  // else merge_slices_kernel and write_merged_rows_kernel finish
+      write_marked_columns<Block>(marker, accumulator, cols, row, c_row_ptr, c_col, c_val,
+                                  error, storage.scan);
   }
+}
+
+/// Split long rows, merge: thread (column, row r of the bin) adds the partial
+/// sums of slices 1..slices-1 of row r into slice 0's accumulator, in slice
+/// order (fixed, hence deterministic; a regrouping of the CPU's A-order sum).
+template <typename T>
+__global__ void merge_slices_kernel(const index_t* rows, int slices, index_t* markers,
+                                    T* accumulators, index_t cols) {
+  const index_t col = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (col >= cols) return;
+  const index_t row = rows[blockIdx.y];
+  const std::size_t first = std::size_t(blockIdx.y) * slices * cols + col;
+  bool present = markers[first] == row;
+  T sum = present ? accumulators[first] : T(0);
+  for (int slice = 1; slice < slices; ++slice) {
+    const std::size_t at = first + std::size_t(slice) * cols;
+    if (markers[at] != row) continue;
+    sum = present ? sum + accumulators[at] : accumulators[at];
+    present = true;
+  }
+  if (present) {
+    markers[first] = row;
+    accumulators[first] = sum;
+  }
+}
+
+/// Split long rows, output: block r writes row rows[r] from its merged
+/// accumulator (slice 0 of the row's items).
+template <int Block, typename T>
+__global__ void __launch_bounds__(Block)
+    write_merged_rows_kernel(const index_t* rows, int slices, const index_t* markers,
+                             const T* accumulators, index_t cols, const index_t* c_row_ptr,
+                             index_t* c_col, T* c_val, int* error) {
+  __shared__ typename cub::BlockScan<index_t, Block>::TempStorage scan;
+  const std::size_t region = std::size_t(blockIdx.x) * slices * cols;
+  write_marked_columns<Block>(markers + region, accumulators + region, cols, rows[blockIdx.x],
+                              c_row_ptr, c_col, c_val, error, scan);
 }
 
 }  // namespace binamg::spgemm_detail

@@ -34,6 +34,11 @@ struct SpgemmPolicy {
   // with many long rows reach it; their C is far larger anyway).
   int global_blocks_per_sm = 4;
   std::size_t global_memory_budget = std::size_t(1) << 30;
+  // Few long rows (a "hub" row or two): each row's A entries are split into
+  // slices on separate blocks, partial rows merged in slice order. The
+  // slices' accumulators share split_memory_budget bytes, which keeps the
+  // call's peak well under cuSPARSE's on such matrices.
+  std::size_t split_memory_budget = std::size_t(160) << 20;
 
   // Derived from the device (see make_spgemm_policy).
   int sm_count = 0;
@@ -43,6 +48,9 @@ struct SpgemmPolicy {
 
   int symbolic_shared_bins() const { return bins_up_to(symbolic_max_table); }
   int numeric_shared_bins() const { return bins_up_to(numeric_max_table); }
+  // Numeric rows of few products go to a warp-per-row sort kernel
+  // (spgemm_short_rows.cuh); their bin follows the long-row bin.
+  int numeric_short_bin() const { return numeric_shared_bins() + 2; }
   int table_of_bin(int bin) const { return min_table << (bin - 1); }
   int group_of_table(int table) const {
     int group = table / slots_per_thread;
