@@ -34,12 +34,16 @@ void require_graph(const CsrMatrix<T>& S, const char* who) {
 
 }  // namespace
 
+namespace {
+
+// Distance-2 MIS of the subgraph induced by the `active` nodes (edges to
+// inactive nodes are ignored): 1 for IN nodes, 0 otherwise.
 template <typename T>
-std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
-  require_graph(S, "mis2_roots");
+std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S, const std::vector<std::uint8_t>& active,
+                                         const std::vector<std::uint32_t>& hash) {
   const index_t n = S.rows;
-  const std::vector<std::uint32_t> hash = node_hashes(n);
-  std::vector<std::uint8_t> state(n, state_undecided), next(n);
+  std::vector<std::uint8_t> state(n), next(n);
+  for (index_t i = 0; i < n; ++i) state[i] = active[i] ? state_undecided : state_out;
   std::vector<index_t> max1(n), max2(n);  // node holding the largest key
   // key(a) > key(b) in the order (state, hash, index).
   auto key_greater = [&](index_t a, index_t b) {
@@ -47,22 +51,25 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
     const std::uint64_t kb = state_and_hash(state[b], hash[b]);
     return ka != kb ? ka > kb : a > b;
   };
-  bool undecided_left = n > 0;
+  bool undecided_left = true;
   while (undecided_left) {
-    // M1(i): largest key over {i} ∪ N(i), from this round's states.
+    // M1(i): largest key over {i} ∪ N(i) among active nodes, from this round's states.
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) {
       index_t best = i;
-      for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
-        if (key_greater(S.col_idx[k], best)) best = S.col_idx[k];
+      if (active[i])
+        for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+          if (active[S.col_idx[k]] && key_greater(S.col_idx[k], best)) best = S.col_idx[k];
       max1[i] = best;
     }
-    // M2(i): largest M1 over {i} ∪ N(i).
+    // M2(i): largest M1 over {i} ∪ N(i) among active nodes.
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) {
       index_t best = max1[i];
-      for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
-        if (key_greater(max1[S.col_idx[k]], best)) best = max1[S.col_idx[k]];
+      if (active[i])
+        for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+          if (active[S.col_idx[k]] && key_greater(max1[S.col_idx[k]], best))
+            best = max1[S.col_idx[k]];
       max2[i] = best;
     }
     // Every update reads the old states only (Jacobi-style), so the rounds do
@@ -86,39 +93,86 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
   return root;
 }
 
+// One pass: MIS-2 of the unaggregated nodes; each root with at least
+// `min_neighbours` unaggregated neighbours forms a new aggregate with them (the
+// roots are 3 edges apart in that subgraph, so no node has two). Returns the
+// number of new aggregates.
+template <typename T>
+index_t aggregate_unaggregated(const CsrMatrix<T>& S, const std::vector<std::uint32_t>& hash,
+                               index_t min_neighbours, Aggregates& result) {
+  const index_t n = S.rows;
+  std::vector<std::uint8_t> active(n);
+  for (index_t i = 0; i < n; ++i) active[i] = result.aggregate_of[i] < 0;
+  const std::vector<std::uint8_t> root = mis2_of_active(S, active, hash);
+  const index_t first = result.count;
+  for (index_t i = 0; i < n; ++i) {
+    if (!root[i]) continue;
+    index_t free_neighbours = 0;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) free_neighbours += active[S.col_idx[k]];
+    if (free_neighbours < min_neighbours) continue;
+    result.aggregate_of[i] = result.count;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+      if (active[S.col_idx[k]]) result.aggregate_of[S.col_idx[k]] = result.count;
+    ++result.count;
+  }
+  return result.count - first;
+}
+
+// One Jacobi round: every unaggregated node with an aggregated neighbour joins
+// the smallest such aggregate (sizes and placements from before the round; ties
+// go to the neighbour with the largest (hash, index)). Returns the nodes placed.
+template <typename T>
+index_t join_smallest_neighbour(const CsrMatrix<T>& S, const std::vector<std::uint32_t>& hash,
+                                Aggregates& result) {
+  const index_t n = S.rows;
+  std::vector<index_t> size(result.count, 0);
+  for (index_t i = 0; i < n; ++i)
+    if (result.aggregate_of[i] >= 0) ++size[result.aggregate_of[i]];
+  const std::vector<index_t> placed = result.aggregate_of;
+  index_t joined = 0;
+#pragma omp parallel for schedule(static) reduction(+ : joined)
+  for (index_t i = 0; i < n; ++i) {
+    if (placed[i] >= 0) continue;
+    index_t best = -1;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
+      const index_t j = S.col_idx[k];
+      if (placed[j] < 0) continue;
+      if (best < 0 || size[placed[j]] < size[placed[best]] ||
+          (size[placed[j]] == size[placed[best]] && hash_greater(hash, j, best)))
+        best = j;
+    }
+    if (best >= 0) {
+      result.aggregate_of[i] = placed[best];
+      ++joined;
+    }
+  }
+  return joined;
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
+  require_graph(S, "mis2_roots");
+  return mis2_of_active(S, std::vector<std::uint8_t>(S.rows, 1), node_hashes(S.rows));
+}
+
 template <typename T>
 Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
-  const std::vector<std::uint8_t> root = mis2_roots(S);
+  require_graph(S, "mis2_aggregation");
   const index_t n = S.rows;
   const std::vector<std::uint32_t> hash = node_hashes(n);
   Aggregates result;
   result.aggregate_of.assign(n, -1);
-  for (index_t i = 0; i < n; ++i)
-    if (root[i]) result.aggregate_of[i] = result.count++;
-
-  // Phase 1: nodes next to a root join the best such root.
-  std::vector<index_t> phase1 = result.aggregate_of;
-#pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < n; ++i) {
-    if (root[i]) continue;
-    index_t best = -1;
-    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
-      const index_t j = S.col_idx[k];
-      if (root[j] && (best < 0 || hash_greater(hash, j, best))) best = j;
-    }
-    if (best >= 0) phase1[i] = result.aggregate_of[best];
+  // Passes of MIS-2 over the still unaggregated nodes, each root taking its
+  // unaggregated neighbours, until no root has enough of them left.
+  while (aggregate_unaggregated(S, hash, mis2_min_neighbours, result) > 0) {
   }
-  // Phase 2: the rest follow their best neighbour that phase 1 (or a root) placed.
-  result.aggregate_of = phase1;
-#pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < n; ++i) {
-    if (phase1[i] >= 0) continue;
-    index_t best = -1;
-    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
-      const index_t j = S.col_idx[k];
-      if (phase1[j] >= 0 && (best < 0 || hash_greater(hash, j, best))) best = j;
-    }
-    if (best >= 0) result.aggregate_of[i] = phase1[best];
+  // Stragglers join neighbouring aggregates, smallest first.
+  while (join_smallest_neighbour(S, hash, result) > 0) {
+  }
+  // Whatever is left has no aggregated node in reach (e.g. isolated nodes).
+  while (aggregate_unaggregated(S, hash, 0, result) > 0) {
   }
   for (index_t i = 0; i < n; ++i)
     if (result.aggregate_of[i] < 0)

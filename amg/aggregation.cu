@@ -27,27 +27,41 @@ __device__ std::uint64_t mis2_key(const std::uint8_t* state, index_t node) {
   return (std::uint64_t(state[node]) << 32) | device_mis2_hash(static_cast<std::uint32_t>(node));
 }
 
-// One thread per node: the largest key over {i} ∪ N(i).
+// Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
+__device__ bool is_free(const index_t* aggregate_of, index_t node) { return aggregate_of[node] < 0; }
+
+__global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint8_t* state) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) state[i] = is_free(aggregate_of, i) ? state_undecided : state_out;
+}
+
+// One thread per node: the largest key over {i} ∪ N(i) among free nodes (a
+// node that is not free keeps its own key, which no one reads).
 __global__ void max_key_of_neighbourhood(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                                         const std::uint8_t* state, std::uint64_t* max1) {
+                                         const index_t* aggregate_of, const std::uint8_t* state,
+                                         std::uint64_t* max1) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   std::uint64_t best = mis2_key(state, i);
-  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) best = max(best, mis2_key(state, col_idx[k]));
+  if (is_free(aggregate_of, i))
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      if (is_free(aggregate_of, col_idx[k])) best = max(best, mis2_key(state, col_idx[k]));
   max1[i] = best;
 }
 
-// One thread per node: M2 = largest M1 over {i} ∪ N(i), then the state update
-// from the old states only (Jacobi-style, as on the CPU). Counts undecided nodes.
+// One thread per node: M2 = largest M1 over {i} ∪ N(i) among free nodes, then
+// the state update from the old states only (Jacobi-style, as on the CPU).
+// Counts undecided nodes.
 __global__ void update_states(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                              const std::uint8_t* state, const std::uint64_t* max1,
-                              std::uint8_t* next, int* undecided) {
+                              const index_t* aggregate_of, const std::uint8_t* state,
+                              const std::uint64_t* max1, std::uint8_t* next, int* undecided) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   std::uint8_t s = state[i];
   if (s == state_undecided) {
     std::uint64_t best = max1[i];
-    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) best = max(best, max1[col_idx[k]]);
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      if (is_free(aggregate_of, col_idx[k])) best = max(best, max1[col_idx[k]]);
     if (best == mis2_key(state, i)) s = state_in;
     else if ((best >> 32) == state_in) s = state_out;
   }
@@ -55,17 +69,50 @@ __global__ void update_states(index_t n, const index_t* row_ptr, const index_t* 
   if (s == state_undecided) atomicAdd(undecided, 1);  // an integer count: order-free
 }
 
-__global__ void root_flags(index_t n, const std::uint8_t* state, index_t* is_root) {
+// One thread per node: 1 for an MIS-2 root with at least `min_neighbours` free
+// neighbours (it forms an aggregate this pass), else 0.
+__global__ void forming_roots(index_t n, const index_t* row_ptr, const index_t* col_idx,
+                              const index_t* aggregate_of, const std::uint8_t* state,
+                              index_t min_neighbours, index_t* forms) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) is_root[i] = state[i] == state_in;
+  if (i >= n) return;
+  index_t free_neighbours = 0;
+  if (state[i] == state_in)
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      free_neighbours += is_free(aggregate_of, col_idx[k]);
+  forms[i] = state[i] == state_in && free_neighbours >= min_neighbours;
 }
 
-// One thread per node. Roots take their id; other nodes join the neighbour with
-// the largest hash among those `eligible` (roots in phase 1, placed nodes in phase 2).
-// Reads `placed` (the previous phase) and writes `out`, so a phase sees only the one before.
-__global__ void join_best_neighbour(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                                    const index_t* placed, index_t* out, bool roots_only,
-                                    const std::uint8_t* state) {
+// One thread per node. A forming root takes id first + its rank among forming
+// roots; a free node next to a forming root (at most one: roots are 3 edges
+// apart in the free subgraph) takes that root's id. Reads `placed`, writes `out`.
+__global__ void form_aggregates(index_t n, const index_t* row_ptr, const index_t* col_idx,
+                                const index_t* placed, const index_t* forms,
+                                const index_t* root_offsets, index_t first, index_t* out) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  index_t id = placed[i];
+  if (id < 0) {
+    if (forms[i]) id = first + root_offsets[i];
+    else
+      for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        if (forms[col_idx[k]]) id = first + root_offsets[col_idx[k]];
+  }
+  out[i] = id;
+}
+
+// One thread per aggregated node: sizes by integer atomics (order-free).
+__global__ void aggregate_sizes(index_t n, const index_t* aggregate_of, index_t* size) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && aggregate_of[i] >= 0) atomicAdd(&size[aggregate_of[i]], 1);
+}
+
+// One thread per node: a free node joins the smallest aggregate among its
+// neighbours' (ties to the neighbour with the largest hash), reading `placed`
+// and `size` from before the round and writing `out`. Counts the joins.
+__global__ void join_smallest_neighbour(index_t n, const index_t* row_ptr, const index_t* col_idx,
+                                        const index_t* placed, const index_t* size, index_t* out,
+                                        int* joined) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   if (placed[i] >= 0) {
@@ -73,25 +120,21 @@ __global__ void join_best_neighbour(index_t n, const index_t* row_ptr, const ind
     return;
   }
   index_t best = -1;
+  index_t best_size = 0;
   std::uint32_t best_hash = 0;
   for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
     const index_t j = col_idx[k];
-    const bool eligible = roots_only ? state[j] == state_in : placed[j] >= 0;
-    if (!eligible) continue;
+    if (placed[j] < 0) continue;
+    const index_t s = size[placed[j]];
     const std::uint32_t h = device_mis2_hash(static_cast<std::uint32_t>(j));
-    if (best < 0 || h > best_hash) {
+    if (best < 0 || s < best_size || (s == best_size && h > best_hash)) {
       best = j;
+      best_size = s;
       best_hash = h;
     }
   }
   out[i] = best >= 0 ? placed[best] : -1;
-}
-
-// Roots get their aggregate id (the exclusive prefix count of roots); others -1.
-__global__ void root_ids(index_t n, const std::uint8_t* state, const index_t* root_offsets,
-                         index_t* aggregate_of) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) aggregate_of[i] = state[i] == state_in ? root_offsets[i] : -1;
+  if (best >= 0) atomicAdd(joined, 1);
 }
 
 __global__ void count_unassigned(index_t n, const index_t* aggregate_of, int* unassigned) {
@@ -107,6 +150,80 @@ int read_counter(const DeviceBuffer<int>& counter, cudaStream_t stream) {
   return value;
 }
 
+
+// The device work of one CPU helper each; members so the passes read like the CPU's.
+struct Mis2Aggregator {
+  const index_t* row_ptr;
+  const index_t* col_idx;
+  index_t n;
+  unsigned blocks;
+  cudaStream_t stream;
+  DeviceBuffer<index_t>& aggregate_of;
+  index_t& count;
+  DeviceBuffer<index_t> other{std::size_t(n), stream, "aggregate ids (next)"};
+  DeviceBuffer<std::uint8_t> state{std::size_t(n), stream, "mis2 states"};
+  DeviceBuffer<std::uint8_t> next{std::size_t(n), stream, "mis2 next states"};
+  DeviceBuffer<std::uint64_t> max1{std::size_t(n), stream, "mis2 neighbourhood maxima"};
+  DeviceBuffer<index_t> forms{std::size_t(n), stream, "mis2 forming roots"};
+  DeviceBuffer<index_t> root_offsets{std::size_t(n) + 1, stream, "mis2 root ids"};
+  DeviceBuffer<int> counter{1, stream, "mis2 counter"};
+
+  void reset_counter() {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(int), stream));
+  }
+
+  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU).
+  void mis2_of_free() {
+    initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data());
+    BINAMG_CHECK_LAUNCH();
+    for (int left = n; left > 0;) {
+      reset_counter();
+      max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data());
+      BINAMG_CHECK_LAUNCH();
+      update_states<<<blocks, aggregation_threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(), next.data(),
+          counter.data());
+      BINAMG_CHECK_LAUNCH();
+      state.swap(next);
+      left = read_counter(counter, stream);
+    }
+  }
+
+  // aggregate_unaggregated on the CPU: returns the number of new aggregates.
+  index_t aggregate_free(index_t min_neighbours) {
+    mis2_of_free();
+    forming_roots<<<blocks, aggregation_threads, 0, stream>>>(
+        n, row_ptr, col_idx, aggregate_of.data(), state.data(), min_neighbours, forms.data());
+    BINAMG_CHECK_LAUNCH();
+    const index_t formed = offsets_from_counts(forms.data(), n, root_offsets.data(),
+                                               "mis2_aggregation: roots", stream);
+    if (formed == 0) return 0;
+    form_aggregates<<<blocks, aggregation_threads, 0, stream>>>(
+        n, row_ptr, col_idx, aggregate_of.data(), forms.data(), root_offsets.data(), count,
+        other.data());
+    BINAMG_CHECK_LAUNCH();
+    aggregate_of.swap(other);
+    count += formed;
+    return formed;
+  }
+
+  // join_smallest_neighbour on the CPU: returns the number of nodes placed.
+  int join_smallest() {
+    if (count == 0) return 0;
+    DeviceBuffer<index_t> size(std::size_t(count), stream, "aggregate sizes");
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(size.data(), 0, sizeof(index_t) * count, stream));
+    aggregate_sizes<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), size.data());
+    BINAMG_CHECK_LAUNCH();
+    reset_counter();
+    join_smallest_neighbour<<<blocks, aggregation_threads, 0, stream>>>(
+        n, row_ptr, col_idx, aggregate_of.data(), size.data(), other.data(), counter.data());
+    BINAMG_CHECK_LAUNCH();
+    aggregate_of.swap(other);
+    return read_counter(counter, stream);
+  }
+};
+
 }  // namespace
 
 template <typename T>
@@ -116,53 +233,21 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   DeviceAggregates result;
   result.aggregate_of = DeviceBuffer<index_t>(n, stream, "aggregate ids");
   if (n == 0) return result;
-  const unsigned blocks = blocks_for(n, aggregation_threads);
-
-  DeviceBuffer<std::uint8_t> state(n, stream, "mis2 states");
-  DeviceBuffer<std::uint8_t> next(n, stream, "mis2 next states");
-  DeviceBuffer<std::uint64_t> max1(n, stream, "mis2 neighbourhood maxima");
-  DeviceBuffer<int> undecided(1, stream, "mis2 undecided count");
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(state.data(), state_undecided, n, stream));
-  for (int left = n; left > 0;) {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided.data(), 0, sizeof(int), stream));
-    max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
-        n, S.row_ptr.data(), S.col_idx.data(), state.data(), max1.data());
-    BINAMG_CHECK_LAUNCH();
-    update_states<<<blocks, aggregation_threads, 0, stream>>>(
-        n, S.row_ptr.data(), S.col_idx.data(), state.data(), max1.data(), next.data(),
-        undecided.data());
-    BINAMG_CHECK_LAUNCH();
-    state.swap(next);
-    left = read_counter(undecided, stream);
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(result.aggregate_of.data(), 0xff, sizeof(index_t) * n, stream));
+  Mis2Aggregator work{S.row_ptr.data(), S.col_idx.data(), n, blocks_for(n, aggregation_threads),
+                      stream, result.aggregate_of, result.count};
+  // The same three stages as the CPU's mis2_aggregation.
+  while (work.aggregate_free(mis2_min_neighbours) > 0) {
   }
-
-  DeviceBuffer<index_t> is_root(n, stream, "mis2 root flags");
-  DeviceBuffer<index_t> root_offsets(std::size_t(n) + 1, stream, "mis2 root ids");
-  root_flags<<<blocks, aggregation_threads, 0, stream>>>(n, state.data(), is_root.data());
+  while (work.join_smallest() > 0) {
+  }
+  while (work.aggregate_free(0) > 0) {
+  }
+  work.reset_counter();
+  count_unassigned<<<work.blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
+                                                                    work.counter.data());
   BINAMG_CHECK_LAUNCH();
-  result.count = offsets_from_counts(is_root.data(), n, root_offsets.data(),
-                                     "mis2_aggregation: roots", stream);
-
-  DeviceBuffer<index_t> roots_placed(n, stream, "aggregates after roots");
-  DeviceBuffer<index_t> phase1(n, stream, "aggregates after phase 1");
-  root_ids<<<blocks, aggregation_threads, 0, stream>>>(n, state.data(), root_offsets.data(),
-                                                       roots_placed.data());
-  BINAMG_CHECK_LAUNCH();
-  join_best_neighbour<<<blocks, aggregation_threads, 0, stream>>>(
-      n, S.row_ptr.data(), S.col_idx.data(), roots_placed.data(), phase1.data(), true,
-      state.data());
-  BINAMG_CHECK_LAUNCH();
-  join_best_neighbour<<<blocks, aggregation_threads, 0, stream>>>(
-      n, S.row_ptr.data(), S.col_idx.data(), phase1.data(), result.aggregate_of.data(), false,
-      state.data());
-  BINAMG_CHECK_LAUNCH();
-
-  DeviceBuffer<int> unassigned(1, stream, "mis2 unassigned count");
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(unassigned.data(), 0, sizeof(int), stream));
-  count_unassigned<<<blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
-                                                               unassigned.data());
-  BINAMG_CHECK_LAUNCH();
-  const int left_out = read_counter(unassigned, stream);
+  const int left_out = read_counter(work.counter, stream);
   require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
                              " nodes were left unassigned (the strength graph is not symmetric?)");
   return result;

@@ -9,7 +9,7 @@ namespace binamg {
 
 /// How the strength graph is split into aggregates.
 enum class AggregationMethod {
-  mis2,      // parallel distance-2 maximal independent set (the GPU reproduces it bitwise)
+  mis2,      // repeated parallel distance-2 MIS passes (the GPU reproduces it bitwise)
   standard,  // Vaněk's serial greedy aggregation, PyAMG's default
 };
 

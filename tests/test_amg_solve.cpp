@@ -234,14 +234,15 @@ TEST(AmgScaling, StandardAggregationIterationsStayFlat) {
   }
 }
 
-TEST(AmgScaling, Mis2IterationsStayBounded) {
-  // MIS-2's larger aggregates cost iterations: measured 21, 23, 31 (2D) and 15, 17,
-  // 20 (3D). The 2D count is not flat, so this test bounds the total and the
-  // per-doubling growth at what was measured plus a margin, and prints the counts.
+TEST(AmgScaling, Mis2IterationsGrowAtMostTwoPerDoubling) {
+  // Repeated-pass MIS-2 aggregation: measured 2D 5-pt 64/128/256 and 3D 7-pt
+  // 16/32/64 in mis2_min_neighbours' comment (a single pass grew 21, 23, 31).
+  // The bound holds over these sizes; beyond them 2D still grows (24 at 512,
+  // 38 at 1024, standard: 16, 20), so the test does not claim more.
   for (const auto& c : scaling_cases) {
     const auto counts = pcg_iterations(c, AggregationMethod::mis2);
-    for (std::size_t k = 1; k < counts.size(); ++k) EXPECT_LE(counts[k], counts[k - 1] + 10);
-    EXPECT_LE(counts.back(), 40);
+    for (std::size_t k = 1; k < counts.size(); ++k) EXPECT_LE(counts[k], counts[k - 1] + 2);
+    EXPECT_LE(counts.back(), 25);
   }
 }
 
