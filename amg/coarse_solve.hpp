@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "sparse/csr.hpp"
 
 namespace binamg {
@@ -38,6 +40,31 @@ class CoarseSolver {
  private:
   struct Factorization;
   std::unique_ptr<Factorization> factorization_;
+  index_t rows_ = 0;
+};
+
+/// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
+/// A⁻¹ is formed on the host column by column with CoarseSolver (so in double),
+/// uploaded once in T, and every solve is one cuBLAS gemv x = A⁻¹ b. Throws
+/// InvalidInput above CoarseSolver<T>::dense_limit rows (a dense inverse would not fit).
+template <typename T>
+class DeviceCoarseSolver {
+ public:
+  DeviceCoarseSolver();
+  ~DeviceCoarseSolver();
+  DeviceCoarseSolver(DeviceCoarseSolver&&) noexcept;
+  DeviceCoarseSolver& operator=(DeviceCoarseSolver&&) noexcept;
+
+  void factor(const CsrMatrix<T>& A, cudaStream_t stream = nullptr);
+  /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
+  void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;
+  index_t rows() const { return rows_; }
+  /// "dense-inverse(<method of the host factorisation>)" or "none".
+  std::string method() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
   index_t rows_ = 0;
 };
 

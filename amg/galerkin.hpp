@@ -2,6 +2,7 @@
 // Galerkin coarse operator A_c = R·A·P with R = Pᵀ, in either association order.
 #include "amg/parameters.hpp"
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -11,5 +12,11 @@ namespace binamg {
 template <typename T>
 CsrMatrix<T> galerkin_product(const CsrMatrix<T>& A, const CsrMatrix<T>& P,
                               const CsrMatrix<T>& R, GalerkinOrdering ordering);
+
+/// GPU twin with the GPU spgemm, in the same association order.
+template <typename T>
+DeviceCsr<T> galerkin_product(const DeviceCsr<T>& A, const DeviceCsr<T>& P,
+                              const DeviceCsr<T>& R, GalerkinOrdering ordering,
+                              cudaStream_t stream = nullptr);
 
 }  // namespace binamg

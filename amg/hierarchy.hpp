@@ -6,6 +6,7 @@
 #include "amg/coarse_solve.hpp"
 #include "amg/parameters.hpp"
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -66,5 +67,52 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
 /// A printed table: level, rows, nnz, nnz/row, then the complexities.
 template <typename T>
 std::string describe(const Hierarchy<T>& hierarchy);
+
+// ---- The GPU hierarchy: every level built and kept on the device. ----
+
+/// One fine level on the device, as Level.
+template <typename T>
+struct DeviceLevel {
+  DeviceCsr<T> A, P, R;
+  DeviceBuffer<T> inverse_diagonal;
+  T jacobi_weight;
+  double spectral_radius;
+};
+
+/// Device scratch of the V-cycle, as CycleWorkspace (Jacobi swaps residual[l]
+/// with the level's iterate, so buffers move between owners but never change size).
+template <typename T>
+struct DeviceCycleWorkspace {
+  std::vector<DeviceBuffer<T>> residual, rhs, solution;
+};
+
+template <typename T>
+class DeviceHierarchy {
+ public:
+  std::vector<DeviceLevel<T>> levels;
+  DeviceCsr<T> coarse_matrix;
+  DeviceCoarseSolver<T> coarse;
+  SetupTimings timings;
+  AmgParameters parameters;
+  cudaStream_t stream = nullptr;  // every setup and cycle operation is ordered on it
+  mutable DeviceCycleWorkspace<T> workspace;
+
+  index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
+  double operator_complexity() const;
+  double grid_complexity() const;
+  const DeviceCsr<T>& matrix(index_t level) const;
+};
+
+/// The GPU setup: the CPU build_hierarchy's algorithm and stopping rules, level
+/// after level on the device (see amg/hierarchy.cu for the one host step of
+/// `standard` aggregation). A must satisfy CsrMatrix's invariants (upload a
+/// validate()d matrix); squareness and the diagonal are checked here.
+template <typename T>
+DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& parameters = {},
+                                   cudaStream_t stream = nullptr);
+
+/// The same table as describe(Hierarchy).
+template <typename T>
+std::string describe(const DeviceHierarchy<T>& hierarchy);
 
 }  // namespace binamg

@@ -2,6 +2,7 @@
 // Smoothed prolongator of smoothed aggregation: one damped-Jacobi step applied
 // to the tentative prolongator.
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -10,5 +11,12 @@ namespace binamg {
 template <typename T>
 CsrMatrix<T> smoothed_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& tentative,
                                   double omega);
+
+/// GPU twin: A·T with the GPU spgemm, then one kernel forms T − ω D⁻¹(A·T) on
+/// the pattern of A·T, which is the CPU result's pattern (T's pattern lies in
+/// A·T's because A has a full diagonal; explicit zeros are kept as add() keeps them).
+template <typename T>
+DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& tentative,
+                                  double omega, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

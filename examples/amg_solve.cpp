@@ -16,6 +16,8 @@
 #include "problems/poisson.hpp"
 #include "solvers/pcg.hpp"
 #include "solvers/vcycle.hpp"
+#include "sparse/device_csr.hpp"
+#include "sparse/vector_ops.hpp"
 #include "sparse/matrix_market.hpp"
 
 namespace {
@@ -137,13 +139,15 @@ Options parse_arguments(int argc, char** argv) {
   return options;
 }
 
-/// The device that runs the solve. The AMG hierarchy runs on the CPU in this
-/// release; --device gpu is refused rather than silently run elsewhere.
+/// The device that runs the solve: auto is the GPU when one is usable; an
+/// explicit gpu without one is refused rather than silently run elsewhere.
 Device choose_device(const std::string& requested) {
-  if (requested == "gpu")
-    throw InvalidInput("--device gpu: the GPU AMG path is not available in this build yet; "
-                       "use --device cpu (or auto)");
-  return Device::cpu;
+  if (requested == "auto") return gpu_available() ? Device::gpu : Device::cpu;
+  const Device device = parse_device(requested);
+  if (device == Device::gpu && !gpu_available())
+    throw InvalidInput("--device gpu: no usable CUDA GPU (" + gpu_description() +
+                       "); use --device cpu (or auto)");
+  return device;
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -155,6 +159,78 @@ std::string json_number(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;
+}
+
+template <typename Matrix>
+index_t rows_of(const Matrix& A) { return A.rows; }
+template <typename T>
+index_t nnz_of(const CsrMatrix<T>& A) { return A.nnz(); }
+template <typename T>
+index_t nnz_of(const DeviceCsr<T>& A) { return A.nnz; }
+
+/// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
+/// with it, prints the report; `upload`/`download` move vectors to and from
+/// where the hierarchy lives (identity on the CPU).
+template <typename T, typename BuildSolve>
+int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A,
+                     const std::string& description, double load_ms,
+                     BuildSolve&& build_and_solve) {
+  std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
+            << " nonzeros, " << options.precision << ", device " << device_name(device)
+            << " (GPU: " << gpu_description() << ")\n";
+  // build_and_solve(report) builds the hierarchy, calls report(hierarchy) to print
+  // its table, solves, and returns the SolveResult.
+  std::ostringstream levels_json;
+  SetupTimings t;
+  double operator_complexity = 0, grid_complexity = 0;
+  const SolveResult result = build_and_solve([&](const auto& hierarchy) {
+    std::cout << describe(hierarchy);
+    t = hierarchy.timings;
+    operator_complexity = hierarchy.operator_complexity();
+    grid_complexity = hierarchy.grid_complexity();
+    for (index_t l = 0; l < hierarchy.num_levels(); ++l)
+      levels_json << (l > 0 ? "," : "") << "{\"rows\":" << rows_of(hierarchy.matrix(l))
+                  << ",\"nnz\":" << nnz_of(hierarchy.matrix(l)) << "}";
+    std::printf(
+        "setup ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
+        "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
+        t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
+        t.galerkin_ms, t.coarse_factor_ms, t.total_ms());
+  });
+  for (std::size_t k = 0; k < result.residual_history.size(); ++k)
+    std::printf("iteration %3zu  relative residual %.3e\n", k, result.residual_history[k]);
+  std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
+              "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
+              result.converged ? "converged" : "NOT converged", result.iterations,
+              result.relative_residual, result.solve_ms,
+              result.iterations > 0 ? result.solve_ms / result.iterations : 0.0,
+              t.total_ms(), load_ms);
+
+  if (options.json) {
+    std::ostringstream json;
+    json << "{\"problem\":\"" << (options.matrix.empty() ? options.problem : options.matrix)
+         << "\",\"rows\":" << A.rows << ",\"nnz\":" << A.nnz() << ",\"levels\":["
+         << levels_json.str() << "]"
+         << ",\"operator_complexity\":" << json_number(operator_complexity)
+         << ",\"grid_complexity\":" << json_number(grid_complexity)
+         << ",\"solver\":\"" << options.solver << "\",\"iterations\":" << result.iterations
+         << ",\"converged\":" << (result.converged ? "true" : "false")
+         << ",\"relative_residual\":" << json_number(result.relative_residual)
+         << ",\"setup_ms\":" << json_number(t.total_ms())
+         << ",\"setup_phases_ms\":{\"strength\":" << json_number(t.strength_ms)
+         << ",\"aggregation\":" << json_number(t.aggregation_ms)
+         << ",\"tentative\":" << json_number(t.tentative_ms)
+         << ",\"prolongator\":" << json_number(t.prolongator_ms)
+         << ",\"restriction\":" << json_number(t.restriction_ms)
+         << ",\"galerkin\":" << json_number(t.galerkin_ms)
+         << ",\"coarse_factor\":" << json_number(t.coarse_factor_ms) << "}"
+         << ",\"solve_ms\":" << json_number(result.solve_ms) << ",\"device\":\""
+         << device_name(device) << "\",\"precision\":\"" << options.precision
+         << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
+    std::cout << json.str() << std::endl;
+  }
+  return result.converged ? 0 : 3;
 }
 
 template <typename T>
@@ -176,61 +252,30 @@ int run(const Options& options, Device device) {
               " entries but the matrix has " + std::to_string(A.rows) + " rows");
   const double load_ms = milliseconds_since(load_start);
 
-  std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
-            << " nonzeros, " << options.precision << ", device " << device_name(device)
-            << " (GPU: " << gpu_description() << ")\n";
-
-  const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
-  std::cout << describe(hierarchy);
-  const SetupTimings& t = hierarchy.timings;
-  std::printf(
-      "setup ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
-      "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
-      t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
-      t.galerkin_ms, t.coarse_factor_ms, t.total_ms());
-
-  std::vector<T> x(A.rows, T(0));
-  const SolveResult result = options.solver == "cg"
-                                 ? pcg(hierarchy, b, x, options.solve)
-                                 : vcycle_solve(hierarchy, b, x, options.solve);
-  for (std::size_t k = 0; k < result.residual_history.size(); ++k)
-    std::printf("iteration %3zu  relative residual %.3e\n", k, result.residual_history[k]);
-  std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
-              "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
-              result.converged ? "converged" : "NOT converged", result.iterations,
-              result.relative_residual, result.solve_ms,
-              result.iterations > 0 ? result.solve_ms / result.iterations : 0.0,
-              t.total_ms(), load_ms);
-
-  if (options.json) {
-    std::ostringstream json;
-    json << "{\"problem\":\"" << (options.matrix.empty() ? options.problem : options.matrix)
-         << "\",\"rows\":" << A.rows << ",\"nnz\":" << A.nnz() << ",\"levels\":[";
-    for (std::size_t l = 0; l < hierarchy.levels.size(); ++l)
-      json << "{\"rows\":" << hierarchy.levels[l].A.rows << ",\"nnz\":"
-           << hierarchy.levels[l].A.nnz() << "},";
-    json << "{\"rows\":" << hierarchy.coarse_matrix.rows
-         << ",\"nnz\":" << hierarchy.coarse_matrix.nnz() << "}]"
-         << ",\"operator_complexity\":" << json_number(hierarchy.operator_complexity())
-         << ",\"grid_complexity\":" << json_number(hierarchy.grid_complexity())
-         << ",\"solver\":\"" << options.solver << "\",\"iterations\":" << result.iterations
-         << ",\"converged\":" << (result.converged ? "true" : "false")
-         << ",\"relative_residual\":" << json_number(result.relative_residual)
-         << ",\"setup_ms\":" << json_number(t.total_ms())
-         << ",\"setup_phases_ms\":{\"strength\":" << json_number(t.strength_ms)
-         << ",\"aggregation\":" << json_number(t.aggregation_ms)
-         << ",\"tentative\":" << json_number(t.tentative_ms)
-         << ",\"prolongator\":" << json_number(t.prolongator_ms)
-         << ",\"restriction\":" << json_number(t.restriction_ms)
-         << ",\"galerkin\":" << json_number(t.galerkin_ms)
-         << ",\"coarse_factor\":" << json_number(t.coarse_factor_ms) << "}"
-         << ",\"solve_ms\":" << json_number(result.solve_ms) << ",\"device\":\""
-         << device_name(device) << "\",\"precision\":\"" << options.precision
-         << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
-         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
-    std::cout << json.str() << std::endl;
-  }
-  return result.converged ? 0 : 3;
+  if (device == Device::cpu)
+    return solve_and_report(options, device, A, description, load_ms, [&](auto&& report) {
+      const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
+      report(hierarchy);
+      std::vector<T> x(A.rows, T(0));
+      return options.solver == "cg" ? pcg(hierarchy, b, x, options.solve)
+                                    : vcycle_solve(hierarchy, b, x, options.solve);
+    });
+  // The GPU path: A and b go up once, x comes down once for the report; the
+  // hierarchy never leaves the device.
+  validate(A, "amg_solve: A");
+  return solve_and_report(options, device, A, description, load_ms, [&](auto&& report) {
+    const DeviceCsr<T> device_A = to_device(A);
+    const DeviceBuffer<T> device_b = to_device(b);
+    const DeviceHierarchy<T> hierarchy = build_hierarchy(device_A, options.amg);
+    report(hierarchy);
+    DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
+    const SolveResult result = options.solver == "cg"
+                                   ? pcg(hierarchy, device_b, x, options.solve)
+                                   : vcycle_solve(hierarchy, device_b, x, options.solve);
+    // The solution, downloaded once; the report's residual was computed on the device.
+    require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
+    return result;
+  });
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
 
 namespace binamg {
 
@@ -24,5 +25,23 @@ void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diago
 /// 1/a_ii for every row; throws InvalidInput naming the row if a diagonal is zero.
 template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A);
+
+// GPU twins on device-resident vectors, ordered on `stream`. A sweep is one fused
+// kernel writing the new iterate into `scratch`, whose storage is then swapped with
+// x's (Jacobi needs the old x for every row), so after an odd number of sweeps x
+// owns what was scratch's memory. All buffers have A.rows entries (caller's contract).
+template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps, DeviceBuffer<T>& scratch,
+            cudaStream_t stream = nullptr);
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
+
+/// 1/a_ii on the GPU; throws InvalidInput naming the first row whose diagonal is zero.
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

@@ -18,4 +18,10 @@ template <typename T>
 SolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
                 const SolveOptions& options = {});
 
+/// GPU twin: the same iteration on device vectors with the device V-cycle as
+/// preconditioner; only the dot products' scalars travel to the host.
+template <typename T>
+SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                const SolveOptions& options = {});
+
 }  // namespace binamg

@@ -35,4 +35,26 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
                            const std::vector<T>& x, const SolveOptions& options,
                            const char* who);
 
+// GPU twins on device vectors (h.stream orders everything). Jacobi swaps the
+// storage of x with the level's scratch buffer, so x may own different memory
+// afterwards (same size, same stream); hold no raw pointer into x across a call.
+
+template <typename T>
+void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x);
+
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                      DeviceBuffer<T>& x);
+
+template <typename T>
+SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                         DeviceBuffer<T>& x, const SolveOptions& options = {});
+
+/// Sizes match the fine level, b and x are finite (checked on the device; the
+/// message names the first non-finite index), options make sense.
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, const SolveOptions& options,
+                           const char* who);
+
 }  // namespace binamg

@@ -1,0 +1,105 @@
+// GPU twin of weighted Jacobi.
+#include <climits>
+#include <string>
+
+#include "core/launch.hpp"
+#include "smoothers/jacobi.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int jacobi_threads = 256;
+
+// One thread per row: x_new[row] = x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]),
+// the CPU's order of operations. Reads only the old x, so rows are independent.
+template <typename T>
+__global__ void jacobi_sweep(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                             const T* values, const T* inverse_diagonal, T weight, const T* b,
+                             const T* x, T* x_new) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  T sum = 0;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) sum += values[k] * x[col_idx[k]];
+  x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
+}
+
+// One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.
+template <typename T>
+__global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T weight, const T* b,
+                                   T* x) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
+}
+
+// One thread per row: writes 1/a_ii, or lowers *first_bad to the row when a_ii == 0
+// (the smallest bad row wins, so the message is deterministic).
+template <typename T>
+__global__ void invert_diagonal(index_t rows, const T* diag, T* inverse, index_t* first_bad) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  if (diag[row] == T(0)) atomicMin(first_bad, row);
+  else inverse[row] = T(1) / diag[row];
+}
+
+}  // namespace
+
+template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps, DeviceBuffer<T>& scratch,
+            cudaStream_t stream) {
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    jacobi_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse_diagonal.data(),
+        weight, b.data(), x.data(), scratch.data());
+    BINAMG_CHECK_LAUNCH();
+    x.swap(scratch);
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (sweeps == 0) {
+    if (A.rows > 0)
+      BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * A.rows, stream));
+    return;
+  }
+  jacobi_first_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+      A.rows, inverse_diagonal.data(), weight, b.data(), x.data());
+  BINAMG_CHECK_LAUNCH();
+  jacobi(A, inverse_diagonal, weight, b, x, sweeps - 1, scratch, stream);
+}
+
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
+  require(A.rows == A.cols, "inverse_diagonal: the matrix is not square (" +
+                                std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
+  const DeviceBuffer<T> diag = diagonal(A, stream);
+  DeviceBuffer<T> inverse(A.rows, stream, "inverse diagonal");
+  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  if (A.rows > 0) {
+    invert_diagonal<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+        A.rows, diag.data(), inverse.data(), const_cast<index_t*>(first_bad.data()));
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t bad = to_host(first_bad)[0];
+  if (bad != INT_MAX)
+    throw InvalidInput("inverse_diagonal: row " + std::to_string(bad) +
+                       " has a zero or missing diagonal");
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                               \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
+                          const DeviceBuffer<T>&, DeviceBuffer<T>&, int, DeviceBuffer<T>&,  \
+                          cudaStream_t);                                                    \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, int,          \
+                                    DeviceBuffer<T>&, cudaStream_t);                        \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,89 @@
+// GPU twin of V-cycle-preconditioned conjugate gradients.
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "solvers/pcg.hpp"
+#include "solvers/vcycle.hpp"
+#include "sparse/spmv.hpp"
+#include "sparse/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+void require_positive(double value, const char* what, int iteration) {
+  require(std::isfinite(value), std::string("pcg: ") + what + " is not finite at iteration " +
+                                    std::to_string(iteration));
+  require(value > 0, std::string("pcg: breakdown, ") + what + " = " + std::to_string(value) +
+                         " <= 0 at iteration " + std::to_string(iteration) +
+                         " (the matrix or the V-cycle is not positive definite)");
+}
+
+template <typename T>
+void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream) {
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), sizeof(T) * from.size(),
+                                    cudaMemcpyDeviceToDevice, stream));
+}
+
+}  // namespace
+
+template <typename T>
+SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "pcg");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  SolveResult result;
+  const double b_norm = norm2(b, stream);
+  if (b_norm == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
+    result.converged = true;
+    result.residual_history = {0.0};
+  } else {
+    const std::size_t n = A.rows;
+    DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
+        q(n, stream, "pcg q");
+    residual(A, x.data(), b.data(), r.data(), stream);
+    result.residual_history.push_back(norm2(r, stream) / b_norm);
+    if (result.residual_history.back() > options.tolerance && options.max_iterations > 0) {
+      vcycle_from_zero(h, r, z);
+      copy(z, p, stream);
+      double rz = dot(r, z, stream);
+      require_positive(rz, "r'z", 0);
+      while (true) {
+        spmv(A, p.data(), q.data(), stream);
+        const double pq = dot(p, q, stream);
+        require_positive(pq, "p'Ap", result.iterations + 1);
+        const T alpha = static_cast<T>(rz / pq);
+        axpy(alpha, p, x, stream);
+        axpy(-alpha, q, r, stream);
+        ++result.iterations;
+        const double relative = norm2(r, stream) / b_norm;
+        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
+                                             std::to_string(result.iterations));
+        result.residual_history.push_back(relative);
+        if (relative <= options.tolerance || result.iterations >= options.max_iterations) break;
+        vcycle_from_zero(h, r, z);
+        const double rz_next = dot(r, z, stream);
+        require_positive(rz_next, "r'z", result.iterations);
+        xpby(z, static_cast<T>(rz_next / rz), p, stream);  // p = z + β p
+        rz = rz_next;
+      }
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    residual(A, x.data(), b.data(), r.data(), stream);
+    result.relative_residual = norm2(r, stream) / b_norm;
+  }
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+template SolveResult pcg<float>(const DeviceHierarchy<float>&, const DeviceBuffer<float>&,
+                                DeviceBuffer<float>&, const SolveOptions&);
+template SolveResult pcg<double>(const DeviceHierarchy<double>&, const DeviceBuffer<double>&,
+                                 DeviceBuffer<double>&, const SolveOptions&);
+
+}  // namespace binamg

@@ -1,0 +1,154 @@
+// GPU twin of the V-cycle and the stationary V-cycle solver.
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "core/launch.hpp"
+#include "smoothers/jacobi.hpp"
+#include "solvers/vcycle.hpp"
+#include "sparse/spmv.hpp"
+#include "sparse/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int check_threads = 256;
+
+// One thread per entry: lowers *first to the index of a non-finite entry, so the
+// smallest such index is reported.
+template <typename T>
+__global__ void find_nonfinite(index_t n, const T* x, index_t* first) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n && !isfinite(x[k])) atomicMin(first, k);
+}
+
+template <typename T>
+void require_finite(const DeviceBuffer<T>& x, const std::string& name, cudaStream_t stream) {
+  const DeviceBuffer<index_t> first = to_device(std::vector<index_t>{INT_MAX}, stream);
+  const index_t n = static_cast<index_t>(x.size());
+  if (n > 0) {
+    find_nonfinite<<<blocks_for(n, check_threads), check_threads, 0, stream>>>(
+        n, x.data(), const_cast<index_t*>(first.data()));
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t bad = to_host(first)[0];
+  if (bad != INT_MAX) throw InvalidInput(name + "[" + std::to_string(bad) + "] is not finite");
+}
+
+// Level l of the cycle, as in vcycle.cpp.
+template <typename T>
+void cycle(const DeviceHierarchy<T>& h, std::size_t l, const DeviceBuffer<T>& b,
+           DeviceBuffer<T>& x, bool zero_guess) {
+  cudaStream_t stream = h.stream;
+  if (l == h.levels.size()) {
+    h.coarse.solve(b.data(), x.data(), stream);
+    return;
+  }
+  const DeviceLevel<T>& level = h.levels[l];
+  DeviceCycleWorkspace<T>& work = h.workspace;
+  DeviceBuffer<T>& r = work.residual[l];
+  if (zero_guess)
+    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
+                     h.parameters.presweeps, r, stream);
+  else
+    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r,
+           stream);
+  residual(level.A, x.data(), b.data(), r.data(), stream);
+  spmv(level.R, r.data(), work.rhs[l + 1].data(), stream);
+  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
+  spmv(level.P, work.solution[l + 1].data(), r.data(), stream);
+  axpy(T(1), r, x, stream);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r,
+         stream);
+}
+
+template <typename T>
+void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, const char* what,
+                       const char* who) {
+  const std::size_t rows = h.matrix(0).rows;
+  require(v.size() == rows, std::string(who) + ": " + what + " has " + std::to_string(v.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+}
+
+}  // namespace
+
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, const SolveOptions& options,
+                           const char* who) {
+  const std::string name(who);
+  require_fine_size(h, b, "b", who);
+  require_fine_size(h, x, "x", who);
+  require_finite(b, name + ": b", h.stream);
+  require_finite(x, name + ": x", h.stream);
+  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
+          name + ": tolerance must be finite and >= 0");
+  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+}
+
+template <typename T>
+void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
+  require_fine_size(h, b, "b", "vcycle");
+  require_fine_size(h, x, "x", "vcycle");
+  cycle(h, 0, b, x, false);
+}
+
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                      DeviceBuffer<T>& x) {
+  require_fine_size(h, b, "b", "vcycle_from_zero");
+  require_fine_size(h, x, "x", "vcycle_from_zero");
+  cycle(h, 0, b, x, true);
+}
+
+template <typename T>
+SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                         DeviceBuffer<T>& x, const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "vcycle_solve");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  SolveResult result;
+  const double b_norm = norm2(b, stream);
+  if (b_norm == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
+    result.converged = true;
+    result.residual_history = {0.0};
+  } else {
+    DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
+    residual(A, x.data(), b.data(), r.data(), stream);
+    result.residual_history.push_back(norm2(r, stream) / b_norm);
+    while (result.residual_history.back() > options.tolerance &&
+           result.iterations < options.max_iterations) {
+      vcycle(h, b, x);
+      residual(A, x.data(), b.data(), r.data(), stream);
+      const double relative = norm2(r, stream) / b_norm;
+      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
+                                           std::to_string(result.iterations + 1));
+      result.residual_history.push_back(relative);
+      ++result.iterations;
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    result.relative_residual = result.residual_history.back();
+  }
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                 \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
+                                         const DeviceBuffer<T>&, const SolveOptions&,         \
+                                         const char*);                                        \
+  template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                    DeviceBuffer<T>&);                                        \
+  template SolveResult vcycle_solve<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,     \
+                                       DeviceBuffer<T>&, const SolveOptions&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg
