@@ -38,7 +38,8 @@ Solver
   --device auto|cpu|gpu  where to run (default auto: the GPU when present and supported)
   --precision double|float  (default double)
 AMG
-  --aggregation mis2|standard   (default mis2)
+  --aggregation mis2|standard   (default: standard on the CPU; mis2 on the GPU,
+                       where the parallel MIS-2 keeps aggregation on the device)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0)
   --max-coarse N       coarsen until at most N rows (default 300)
@@ -56,6 +57,7 @@ struct Options {
   SolveOptions solve;
   AmgParameters amg;
   bool json = false;
+  bool aggregation_given = false;  // else the device picks (see --help)
 };
 
 /// Parses a whole-string number or throws naming the option.
@@ -105,7 +107,10 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--tol")) options.solve.tolerance = parse_number<double>("--tol", *v);
   if (auto v = get("--max-iters"))
     options.solve.max_iterations = parse_number<int>("--max-iters", *v);
-  if (auto v = get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
+  if (auto v = get("--aggregation")) {
+    options.amg.aggregation = parse_aggregation(*v);
+    options.aggregation_given = true;
+  }
   if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
   if (auto v = get("--strength"))
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
@@ -205,6 +210,10 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
               result.relative_residual, result.solve_ms,
               result.iterations > 0 ? result.solve_ms / result.iterations : 0.0,
               t.total_ms(), load_ms);
+  if (result.converged && result.relative_residual > options.solve.tolerance)
+    std::printf("note: the iterated residual reached --tol but the true residual did not; "
+                "%s arithmetic limits the attainable residual for this problem\n",
+                options.precision.c_str());
 
   if (options.json) {
     std::ostringstream json;
@@ -282,8 +291,10 @@ int run(const Options& options, Device device) {
 
 int main(int argc, char** argv) {
   try {
-    const Options options = parse_arguments(argc, argv);
+    Options options = parse_arguments(argc, argv);
     const Device device = choose_device(options.device);
+    if (!options.aggregation_given && device == Device::gpu)
+      options.amg.aggregation = AggregationMethod::mis2;
     return options.precision == "float" ? run<float>(options, device)
                                         : run<double>(options, device);
   } catch (const binamg::InvalidInput& error) {
