@@ -85,6 +85,24 @@ TYPED_TEST(AmgGpuSolve, HierarchyLevelsMatchTheCpuHierarchy) {
   }
 }
 
+TYPED_TEST(AmgGpuSolve, StandardAggregationHierarchyMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  AmgParameters parameters;
+  parameters.aggregation = AggregationMethod::standard;  // aggregated on the host, ids uploaded
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_9, 50);
+  const Hierarchy<T> cpu = build_hierarchy(A, parameters);
+  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+  ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
+  for (index_t l = 0; l < cpu.num_levels(); ++l) {
+    const CsrMatrix<T> actual = to_host(gpu.matrix(l));
+    EXPECT_EQ(cpu.matrix(l).col_idx, actual.col_idx) << "level " << l;
+    EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values),
+              level_tolerance<T>(cpu.num_levels()))
+        << "level " << l;
+  }
+}
+
 TYPED_TEST(AmgGpuSolve, JacobiSweepsMatchTheCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
