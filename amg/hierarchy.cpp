@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "amg/aggregation.hpp"
@@ -48,17 +47,10 @@ const CsrMatrix<T>& Hierarchy<T>::matrix(index_t level) const {
 }
 
 template <typename T>
-double Hierarchy<T>::operator_complexity() const {
-  double total = 0;
-  for (index_t l = 0; l < num_levels(); ++l) total += matrix(l).nnz();
-  return total / matrix(0).nnz();
-}
-
-template <typename T>
-double Hierarchy<T>::grid_complexity() const {
-  double total = 0;
-  for (index_t l = 0; l < num_levels(); ++l) total += matrix(l).rows;
-  return total / matrix(0).rows;
+std::vector<LevelSize> Hierarchy<T>::level_sizes() const {
+  std::vector<LevelSize> sizes;
+  for (index_t l = 0; l < num_levels(); ++l) sizes.push_back({matrix(l).rows, matrix(l).nnz()});
+  return sizes;
 }
 
 template <typename T>
@@ -125,21 +117,7 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
 
 template <typename T>
 std::string describe(const Hierarchy<T>& h) {
-  std::string text = "level       rows          nnz   nnz/row\n";
-  char line[128];
-  for (index_t l = 0; l < h.num_levels(); ++l) {
-    const CsrMatrix<T>& A = h.matrix(l);
-    std::snprintf(line, sizeof line, "%5d %10d %12d %9.2f%s\n", static_cast<int>(l),
-                  static_cast<int>(A.rows), static_cast<int>(A.nnz()),
-                  A.rows > 0 ? double(A.nnz()) / A.rows : 0.0,
-                  l + 1 == h.num_levels() ? "  (coarsest)" : "");
-    text += line;
-  }
-  std::snprintf(line, sizeof line,
-                "operator complexity %.3f, grid complexity %.3f, coarse solver %s\n",
-                h.operator_complexity(), h.grid_complexity(), h.coarse.method().c_str());
-  text += line;
-  return text;
+  return describe_levels(h.level_sizes(), h.coarse.method());
 }
 
 #define BINAMG_INSTANTIATE(T)                                                    \

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "amg/coarse_solve.hpp"
+#include "amg/level_sizes.hpp"
 #include "amg/parameters.hpp"
 #include "sparse/csr.hpp"
 #include "sparse/device_csr.hpp"
@@ -47,10 +48,10 @@ class Hierarchy {
   mutable CycleWorkspace<T> workspace;
 
   index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
-  /// Σ nnz(A_l) / nnz(A_0) over all levels, the coarsest included.
-  double operator_complexity() const;
-  /// Σ rows(A_l) / rows(A_0).
-  double grid_complexity() const;
+  /// Rows and nnz of every level, the coarsest last.
+  std::vector<LevelSize> level_sizes() const;
+  double operator_complexity() const { return binamg::operator_complexity(level_sizes()); }
+  double grid_complexity() const { return binamg::grid_complexity(level_sizes()); }
   /// The matrix of level l (l == levels.size() is the coarsest).
   const CsrMatrix<T>& matrix(index_t level) const;
 };
@@ -98,8 +99,9 @@ class DeviceHierarchy {
   mutable DeviceCycleWorkspace<T> workspace;
 
   index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
-  double operator_complexity() const;
-  double grid_complexity() const;
+  std::vector<LevelSize> level_sizes() const;
+  double operator_complexity() const { return binamg::operator_complexity(level_sizes()); }
+  double grid_complexity() const { return binamg::grid_complexity(level_sizes()); }
   const DeviceCsr<T>& matrix(index_t level) const;
 };
 

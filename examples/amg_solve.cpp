@@ -166,12 +166,6 @@ std::string json_number(double value) {
   return buffer;
 }
 
-template <typename Matrix>
-index_t rows_of(const Matrix& A) { return A.rows; }
-template <typename T>
-index_t nnz_of(const CsrMatrix<T>& A) { return A.nnz(); }
-template <typename T>
-index_t nnz_of(const DeviceCsr<T>& A) { return A.nnz; }
 
 /// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
 /// with it, prints the report; `upload`/`download` move vectors to and from
@@ -193,9 +187,10 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     t = hierarchy.timings;
     operator_complexity = hierarchy.operator_complexity();
     grid_complexity = hierarchy.grid_complexity();
-    for (index_t l = 0; l < hierarchy.num_levels(); ++l)
-      levels_json << (l > 0 ? "," : "") << "{\"rows\":" << rows_of(hierarchy.matrix(l))
-                  << ",\"nnz\":" << nnz_of(hierarchy.matrix(l)) << "}";
+    const std::vector<LevelSize> sizes = hierarchy.level_sizes();
+    for (std::size_t l = 0; l < sizes.size(); ++l)
+      levels_json << (l > 0 ? "," : "") << "{\"rows\":" << sizes[l].rows
+                  << ",\"nnz\":" << sizes[l].nnz << "}";
     std::printf(
         "setup ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
         "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
