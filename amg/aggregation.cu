@@ -14,17 +14,8 @@ namespace {
 constexpr int aggregation_threads = 256;
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
-__device__ std::uint32_t device_mis2_hash(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 __device__ std::uint64_t mis2_key(const std::uint8_t* state, index_t node) {
-  return (std::uint64_t(state[node]) << 32) | device_mis2_hash(static_cast<std::uint32_t>(node));
+  return (std::uint64_t(state[node]) << 32) | mis2_hash(static_cast<std::uint32_t>(node));
 }
 
 // Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
@@ -126,7 +117,7 @@ __global__ void join_smallest_neighbour(index_t n, const index_t* row_ptr, const
     const index_t j = col_idx[k];
     if (placed[j] < 0) continue;
     const index_t s = size[placed[j]];
-    const std::uint32_t h = device_mis2_hash(static_cast<std::uint32_t>(j));
+    const std::uint32_t h = mis2_hash(static_cast<std::uint32_t>(j));
     if (best < 0 || s < best_size || (s == best_size && h > best_hash)) {
       best = j;
       best_size = s;

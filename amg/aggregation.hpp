@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "amg/parameters.hpp"
+#include "core/hash.hpp"
 #include "sparse/csr.hpp"
 #include "sparse/device_csr.hpp"
 
@@ -21,17 +22,9 @@ struct DeviceAggregates {
   index_t count = 0;
 };
 
-/// The 32-bit integer hash that orders MIS-2 keys (part of the algorithm's
-/// definition: the GPU version uses the same one).
-inline std::uint32_t mis2_hash(std::uint32_t i) {
-  std::uint32_t x = i;
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
+/// The hash that orders MIS-2 keys (part of the algorithm's definition: the
+/// GPU version calls the same function).
+BINAMG_HOST_DEVICE inline std::uint32_t mis2_hash(std::uint32_t i) { return integer_hash(i); }
 
 /// Roots of the distance-2 maximal independent set of the graph S (pattern only,
 /// no diagonal, symmetric): root[i] = 1 for IN nodes. Any two roots are at least

@@ -1,8 +1,8 @@
 // GPU twin of the ρ(D⁻¹A) power iteration.
 #include <cmath>
-#include <random>
 
 #include "amg/spectral_radius.hpp"
+#include "core/hash.hpp"
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
 #include "sparse/vector_ops.hpp"
@@ -24,6 +24,12 @@ __global__ void dinv_a_times(index_t rows, const index_t* row_ptr, const index_t
   y[row] = sum / double(diag[row]);
 }
 
+// One thread per entry: the start vector of the CPU version, computed in place.
+__global__ void hashed_start(index_t n, double* x) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = hashed_unit_value(static_cast<std::uint32_t>(i));
+}
+
 // One thread per entry: x = y·scale.
 __global__ void scale_into(index_t n, const double* y, double scale, double* x) {
   const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -38,16 +44,15 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations, cudaStream_
   inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
   const index_t n = A.rows;
   const DeviceBuffer<T> diag = diagonal(A, stream);
-  // The start vector of amg/spectral_radius.cpp, drawn on the host: same seed, same draws.
-  std::mt19937_64 engine(20240601);
-  std::uniform_real_distribution<double> entry(0.5, 1.5);
-  std::vector<double> start(n);
-  for (double& v : start) v = entry(engine);
-  DeviceBuffer<double> x = to_device(start, stream);
+  DeviceBuffer<double> x(n, stream, "power iteration start");
   DeviceBuffer<double> y(n, stream, "power iteration");
+  const unsigned blocks = blocks_for(n, power_threads);
+  if (n > 0) {
+    hashed_start<<<blocks, power_threads, 0, stream>>>(n, x.data());
+    BINAMG_CHECK_LAUNCH();
+  }
   double x_norm = norm2(x, stream);
   double estimate = 0;
-  const unsigned blocks = blocks_for(n, power_threads);
   for (int step = 0; step < iterations; ++step) {
     dinv_a_times<<<blocks, power_threads, 0, stream>>>(n, A.row_ptr.data(), A.col_idx.data(),
                                                        A.values.data(), diag.data(), x.data(),
