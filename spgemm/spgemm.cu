@@ -177,17 +177,15 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
     if (count == 0) continue;
-    const int table = policy.table_of_bin(bin);
-    const int group = policy.group_of_table(table);
-    const int block = group <= 32 ? policy.small_block : group;
-    const int rows_per_block = block / group;
-    const std::size_t shared = std::size_t(rows_per_block) * table * sizeof(index_t);
-    const int sub_width = symbolic_sub_width(B.rows, B.nnz, group);
-    with_group(group, [&](auto g) {
+    const BinLaunch launch = launch_of_bin(policy, bin);
+    const std::size_t shared = launch.shared_bytes(sizeof(index_t));
+    const int sub_width = symbolic_sub_width(B.rows, B.nnz, launch.group);
+    with_group(launch.group, [&](auto g) {
       constexpr int G = decltype(g)::value;
       allow_shared_memory(symbolic_shared_kernel<G>, shared);
-      symbolic_shared_kernel<G><<<grid_for(count, rows_per_block), block, shared, stream>>>(
-          in, bins.rows_of(bin), count, table, sub_width, row_nnz);
+      symbolic_shared_kernel<G>
+          <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
+              in, bins.rows_of(bin), count, launch.table, sub_width, row_nnz);
       BINAMG_CHECK_LAUNCH();
     });
   }
@@ -217,18 +215,15 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
     if (count == 0) continue;
-    const int table = policy.table_of_bin(bin);
-    const int group = policy.group_of_table(table);
-    const int block = group <= 32 ? policy.small_block : group;
-    const int rows_per_block = block / group;
-    const std::size_t shared =
-        std::size_t(rows_per_block) * table * (sizeof(index_t) + sizeof(T));
-    with_group(group, [&](auto g) {
+    const BinLaunch launch = launch_of_bin(policy, bin);
+    const std::size_t shared = launch.shared_bytes(sizeof(index_t) + sizeof(T));
+    with_group(launch.group, [&](auto g) {
       constexpr int G = decltype(g)::value;
       allow_shared_memory(numeric_shared_kernel<G, T>, shared);
-      numeric_shared_kernel<G, T><<<grid_for(count, rows_per_block), block, shared, stream>>>(
-          in, bins.rows_of(bin), count, table, C.row_ptr.data(), C.col_idx.data(),
-          C.values.data(), error);
+      numeric_shared_kernel<G, T>
+          <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
+              in, bins.rows_of(bin), count, launch.table, C.row_ptr.data(), C.col_idx.data(),
+              C.values.data(), error);
       BINAMG_CHECK_LAUNCH();
     });
   }

@@ -65,6 +65,24 @@ struct SpgemmPolicy {
   }
 };
 
+/// How a shared-memory bin is launched: `group` lanes per row with a hash table
+/// of `table` slots each, `rows_per_block` rows in a block of `block` threads.
+struct BinLaunch {
+  int table, group, block, rows_per_block;
+  std::size_t shared_bytes(std::size_t bytes_per_slot) const {
+    return std::size_t(rows_per_block) * table * bytes_per_slot;
+  }
+};
+
+inline BinLaunch launch_of_bin(const SpgemmPolicy& policy, int bin) {
+  BinLaunch launch;
+  launch.table = policy.table_of_bin(bin);
+  launch.group = policy.group_of_table(launch.table);
+  launch.block = launch.group <= 32 ? policy.small_block : launch.group;
+  launch.rows_per_block = launch.block / launch.group;
+  return launch;
+}
+
 /// The policy for the current device and a value type of `value_bytes`.
 SpgemmPolicy make_spgemm_policy(std::size_t value_bytes);
 
