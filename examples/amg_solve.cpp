@@ -1,11 +1,13 @@
 // amg_solve: solve A x = b with smoothed-aggregation AMG (as a CG preconditioner or
 // as a stationary V-cycle) for a Poisson model problem or a Matrix Market file.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,8 @@ AMG
   --sweeps N           Jacobi pre- and post-smoothing sweeps (default 1: V(1,1))
 Output
   --json               last line of stdout is one JSON object with the results
+  --repeat N           after the first (cold) setup and solve, repeat both N more times
+                       and report the medians of the repeats too (default 0)
   --help               this text
 )";
 
@@ -57,6 +61,7 @@ struct Options {
   SolveOptions solve;
   AmgParameters amg;
   bool json = false;
+  int repeat = 0;  // warm setup+solve runs after the cold one (medians reported)
   bool aggregation_given = false;  // else the device picks (see --help)
 };
 
@@ -76,7 +81,7 @@ Options parse_arguments(int argc, char** argv) {
   const std::vector<std::string> takes_value = {
       "--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
       "--device", "--precision", "--aggregation", "--ordering", "--strength",
-      "--max-coarse", "--max-levels", "--sweeps"};
+      "--max-coarse", "--max-levels", "--sweeps", "--repeat"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -120,6 +125,7 @@ Options parse_arguments(int argc, char** argv) {
     options.amg.max_levels = parse_number<int>("--max-levels", *v);
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
+  if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
 
   require(options.problem.empty() != options.matrix.empty(),
           "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
@@ -139,6 +145,7 @@ Options parse_arguments(int argc, char** argv) {
   require(options.amg.max_coarse_rows >= 1, "--max-coarse must be at least 1");
   require(options.amg.max_levels >= 1, "--max-levels must be at least 1");
   require(options.amg.presweeps >= 1, "--sweeps must be at least 1");
+  require(options.repeat >= 0, "--repeat must be at least 0");
   require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
           "--strength must lie in [0, 1)");
   return options;
@@ -166,6 +173,53 @@ std::string json_number(double value) {
   return buffer;
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+/// Setup and solve times of the warm repeats (--repeat), reduced to medians per phase.
+struct RepeatTimings {
+  std::vector<SetupTimings> setups;
+  std::vector<double> solves;
+
+  SetupTimings median_setup() const {
+    SetupTimings m;
+    for (double SetupTimings::*phase :
+         {&SetupTimings::strength_ms, &SetupTimings::aggregation_ms, &SetupTimings::tentative_ms,
+          &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms,
+          &SetupTimings::galerkin_ms, &SetupTimings::coarse_factor_ms}) {
+      std::vector<double> values;
+      for (const SetupTimings& t : setups) values.push_back(t.*phase);
+      m.*phase = median(values);
+    }
+    return m;
+  }
+  double median_setup_total() const {
+    std::vector<double> values;
+    for (const SetupTimings& t : setups) values.push_back(t.total_ms());
+    return median(values);
+  }
+};
+
+std::string phases_json(const SetupTimings& t) {
+  return "{\"strength\":" + json_number(t.strength_ms) +
+         ",\"aggregation\":" + json_number(t.aggregation_ms) +
+         ",\"tentative\":" + json_number(t.tentative_ms) +
+         ",\"prolongator\":" + json_number(t.prolongator_ms) +
+         ",\"restriction\":" + json_number(t.restriction_ms) +
+         ",\"galerkin\":" + json_number(t.galerkin_ms) +
+         ",\"coarse_factor\":" + json_number(t.coarse_factor_ms) + "}";
+}
+
+void print_phases(const char* what, const SetupTimings& t, double total) {
+  std::printf(
+      "%s ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
+      "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
+      what, t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
+      t.galerkin_ms, t.coarse_factor_ms, total);
+}
+
 
 /// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
 /// with it, prints the report; `upload`/`download` move vectors to and from
@@ -191,12 +245,22 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     for (std::size_t l = 0; l < sizes.size(); ++l)
       levels_json << (l > 0 ? "," : "") << "{\"rows\":" << sizes[l].rows
                   << ",\"nnz\":" << sizes[l].nnz << "}";
-    std::printf(
-        "setup ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
-        "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
-        t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
-        t.galerkin_ms, t.coarse_factor_ms, t.total_ms());
+    print_phases("setup", t, t.total_ms());
   });
+  // Warm repeats: the same build and solve again; a different answer would be a
+  // determinism bug, so it stops the run instead of being timed.
+  RepeatTimings repeats;
+  for (int run = 1; run <= options.repeat; ++run) {
+    SetupTimings setup;
+    const SolveResult again =
+        build_and_solve([&](const auto& hierarchy) { setup = hierarchy.timings; });
+    if (again.iterations != result.iterations ||
+        again.relative_residual != result.relative_residual)
+      throw std::runtime_error("repeat " + std::to_string(run) +
+                               " gave a different result than the first run");
+    repeats.setups.push_back(setup);
+    repeats.solves.push_back(again.solve_ms);
+  }
   for (std::size_t k = 0; k < result.residual_history.size(); ++k)
     std::printf("iteration %3zu  relative residual %.3e\n", k, result.residual_history[k]);
   std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
@@ -209,6 +273,12 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     std::printf("note: the iterated residual reached --tol but the true residual did not; "
                 "%s arithmetic limits the attainable residual for this problem\n",
                 options.precision.c_str());
+  if (options.repeat > 0) {
+    print_phases("median of repeats: setup", repeats.median_setup(), repeats.median_setup_total());
+    std::printf("median of %d repeats: solve %.1f ms (the first, cold run: setup %.1f ms, "
+                "solve %.1f ms)\n",
+                options.repeat, median(repeats.solves), t.total_ms(), result.solve_ms);
+  }
 
   if (options.json) {
     std::ostringstream json;
@@ -221,14 +291,14 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
          << ",\"converged\":" << (result.converged ? "true" : "false")
          << ",\"relative_residual\":" << json_number(result.relative_residual)
          << ",\"setup_ms\":" << json_number(t.total_ms())
-         << ",\"setup_phases_ms\":{\"strength\":" << json_number(t.strength_ms)
-         << ",\"aggregation\":" << json_number(t.aggregation_ms)
-         << ",\"tentative\":" << json_number(t.tentative_ms)
-         << ",\"prolongator\":" << json_number(t.prolongator_ms)
-         << ",\"restriction\":" << json_number(t.restriction_ms)
-         << ",\"galerkin\":" << json_number(t.galerkin_ms)
-         << ",\"coarse_factor\":" << json_number(t.coarse_factor_ms) << "}"
-         << ",\"solve_ms\":" << json_number(result.solve_ms) << ",\"device\":\""
+         << ",\"setup_phases_ms\":" << phases_json(t)
+         << ",\"solve_ms\":" << json_number(result.solve_ms)
+         << ",\"repeats\":" << options.repeat;
+    if (options.repeat > 0)
+      json << ",\"setup_ms_median\":" << json_number(repeats.median_setup_total())
+           << ",\"setup_phases_ms_median\":" << phases_json(repeats.median_setup())
+           << ",\"solve_ms_median\":" << json_number(median(repeats.solves));
+    json << ",\"device\":\""
          << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
          << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
