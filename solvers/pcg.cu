@@ -27,6 +27,13 @@ void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream)
 
 }  // namespace
 
+// The scalars of one iteration, in device memory and read back together: rᵀz
+// alternates between two slots (the iteration uses one while the next is formed).
+template <typename T>
+struct CgScalars {
+  T pq, rr, rz[2];
+};
+
 template <typename T>
 SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                 const SolveOptions& options) {
@@ -41,34 +48,46 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
     result.converged = true;
     result.residual_history = {0.0};
   } else {
+    // Every buffer of the iteration is allocated here, none inside the loop.
     const std::size_t n = A.rows;
     DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
         q(n, stream, "pcg q");
+    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
+    DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
+    CgScalars<T>* const s = device_scalars.data();
+    CgScalars<T> host{};
+    auto read_scalars = [&] {  // the one synchronisation of an iteration
+      BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host, s, sizeof host, cudaMemcpyDeviceToHost, stream));
+      BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
     residual(A, x.data(), b.data(), r.data(), stream);
-    result.residual_history.push_back(norm2(r, stream) / b_norm);
+    dot(r, r, &s->rr, scratch, stream);
+    read_scalars();
+    result.residual_history.push_back(std::sqrt(host.rr) / b_norm);
     if (result.residual_history.back() > options.tolerance && options.max_iterations > 0) {
       vcycle_from_zero(h, r, z);
       copy(z, p, stream);
-      double rz = dot(r, z, stream);
-      require_positive(rz, "r'z", 0);
+      dot(r, z, &s->rz[0], scratch, stream);
+      int slot = 0;  // rz[slot] = r'z of the current direction
       while (true) {
         spmv(A, p.data(), q.data(), stream);
-        const double pq = dot(p, q, stream);
-        require_positive(pq, "p'Ap", result.iterations + 1);
-        const T alpha = static_cast<T>(rz / pq);
-        axpy(alpha, p, x, stream);
-        axpy(-alpha, q, r, stream);
+        dot(p, q, &s->pq, scratch, stream);
+        cg_update(&s->rz[slot], &s->pq, p, q, x, r, &s->rr, scratch, stream);
+        read_scalars();
+        // Checked in the order the host-side iteration checks them; a breakdown
+        // has by now also updated x and r with a meaningless step, but it throws.
+        require_positive(host.rz[slot], "r'z", result.iterations);
+        require_positive(host.pq, "p'Ap", result.iterations + 1);
         ++result.iterations;
-        const double relative = norm2(r, stream) / b_norm;
+        const double relative = std::sqrt(host.rr) / b_norm;
         require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
                                              std::to_string(result.iterations));
         result.residual_history.push_back(relative);
         if (relative <= options.tolerance || result.iterations >= options.max_iterations) break;
         vcycle_from_zero(h, r, z);
-        const double rz_next = dot(r, z, stream);
-        require_positive(rz_next, "r'z", result.iterations);
-        xpby(z, static_cast<T>(rz_next / rz), p, stream);  // p = z + β p
-        rz = rz_next;
+        dot(r, z, &s->rz[1 - slot], scratch, stream);
+        cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
+        slot = 1 - slot;
       }
     }
     result.converged = result.residual_history.back() <= options.tolerance;

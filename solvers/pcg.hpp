@@ -19,7 +19,9 @@ SolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& 
                 const SolveOptions& options = {});
 
 /// GPU twin: the same iteration on device vectors with the device V-cycle as
-/// preconditioner; only the dot products' scalars travel to the host.
+/// preconditioner, bitwise the host-synchronised form of it. The scalars stay on
+/// the device (x and r are updated in one pass that also forms ‖r‖²); the host reads
+/// them back once per iteration to test convergence and breakdown.
 template <typename T>
 SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                 const SolveOptions& options = {});

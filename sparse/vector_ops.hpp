@@ -48,4 +48,29 @@ void axpy(T alpha, const DeviceBuffer<T>& x, DeviceBuffer<T>& y, cudaStream_t st
 template <typename T>
 void xpby(const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
 
+// Device-side reductions and the fused updates of CG: results and scalars stay in
+// device memory (T* below are device pointers to one value), nothing synchronizes,
+// so a CG iteration reads its scalars back once. `scratch` holds the block partial
+// sums: at least reduction_scratch_size(n) entries for vectors of length n.
+
+std::size_t reduction_scratch_size(index_t n);
+
+/// *result = xᵀy, the bits of dot(x, y).
+template <typename T>
+void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBuffer<T>& scratch,
+         cudaStream_t stream = nullptr);
+
+/// One pass: alpha = T(double(*rz) / double(*pq)), x += alpha·p, r −= alpha·q, and
+/// *rr = rᵀr of the new r. Bitwise what axpy(alpha, p, x), axpy(−alpha, q, r) and
+/// dot(r, r) give.
+template <typename T>
+void cg_update(const T* rz, const T* pq, const DeviceBuffer<T>& p, const DeviceBuffer<T>& q,
+               DeviceBuffer<T>& x, DeviceBuffer<T>& r, T* rr, DeviceBuffer<T>& scratch,
+               cudaStream_t stream = nullptr);
+
+/// p = z + beta·p with beta = T(double(*rz_next) / double(*rz)), bitwise xpby(z, beta, p).
+template <typename T>
+void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, DeviceBuffer<T>& p,
+                  cudaStream_t stream = nullptr);
+
 }  // namespace binamg
