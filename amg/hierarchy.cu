@@ -100,8 +100,12 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(current.values.data(), A.values.data(), sizeof(T) * A.nnz,
                                       cudaMemcpyDeviceToDevice, stream));
   }
+  // Each level's diagonal is extracted and inverted (and so checked) once: the ρ
+  // estimate and the prolongator divide by it, the smoother keeps the inverse.
+  DeviceBuffer<T> diag = diagonal(current, stream);
+  DeviceBuffer<T> inverse;
   try {
-    inverse_diagonal(current, stream);
+    inverse = inverse_diagonal(diag, stream);
   } catch (const InvalidInput& error) {
     throw InvalidInput(std::string("build_hierarchy: A: ") + error.what());
   }
@@ -120,12 +124,12 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
     const std::string name = "build_hierarchy: level " + std::to_string(h.levels.size());
     DeviceLevel<T> level;
     level.spectral_radius =
-        spectral_radius_dinv_a(current, parameters.spectral_radius_iterations, stream);
+        spectral_radius_dinv_a(current, diag, parameters.spectral_radius_iterations, stream);
     require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
             name + " has no usable estimate of rho(D^-1 A)");
     level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
-    level.inverse_diagonal = inverse_diagonal(current, stream);
-    level.P = smoothed_prolongator(current, tentative,
+    level.inverse_diagonal = std::move(inverse);
+    level.P = smoothed_prolongator(current, diag, tentative,
                                    parameters.prolongator_weight / level.spectral_radius, stream);
     clock.lap(h.timings.prolongator_ms);
     level.R = transpose(level.P, stream);
@@ -133,8 +137,9 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
     DeviceCsr<T> coarser =
         galerkin_product(current, level.P, level.R, parameters.ordering, stream);
     clock.lap(h.timings.galerkin_ms);
+    diag = diagonal(coarser, stream);
     try {
-      inverse_diagonal(coarser, stream);  // the next smoother divides by this diagonal
+      inverse = inverse_diagonal(diag, stream);  // the next smoother multiplies by it
     } catch (const InvalidInput& error) {
       throw InvalidInput("build_hierarchy: Galerkin matrix of level " +
                          std::to_string(h.levels.size() + 1) + ": " + error.what());

@@ -41,11 +41,19 @@ template <typename T>
 DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& tentative,
                                   double omega, cudaStream_t stream) {
   inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
+  return smoothed_prolongator(A, diagonal(A, stream), tentative, omega, stream);
+}
+
+template <typename T>
+DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                                  const DeviceCsr<T>& tentative, double omega,
+                                  cudaStream_t stream) {
   require(tentative.rows == A.rows,
           "smoothed_prolongator: the tentative prolongator has " +
               std::to_string(tentative.rows) + " rows, A has " + std::to_string(A.rows));
+  require(diag.size() == static_cast<std::size_t>(A.rows),
+          "smoothed_prolongator: the diagonal does not match A's rows");
   DeviceCsr<T> P = spgemm(A, tentative, stream);
-  const DeviceBuffer<T> diag = diagonal(A, stream);
   const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
   if (P.rows > 0) {
     jacobi_smooth_rows<<<blocks_for(P.rows, prolongator_threads), prolongator_threads, 0,
@@ -62,11 +70,13 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& ten
   return P;
 }
 
-template DeviceCsr<float> smoothed_prolongator<float>(const DeviceCsr<float>&,
-                                                      const DeviceCsr<float>&, double,
-                                                      cudaStream_t);
-template DeviceCsr<double> smoothed_prolongator<double>(const DeviceCsr<double>&,
-                                                        const DeviceCsr<double>&, double,
-                                                        cudaStream_t);
+#define BINAMG_INSTANTIATE(T)                                                                 \
+  template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceCsr<T>&,     \
+                                                double, cudaStream_t);                        \
+  template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,  \
+                                                const DeviceCsr<T>&, double, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

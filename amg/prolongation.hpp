@@ -19,4 +19,11 @@ template <typename T>
 DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& tentative,
                                   double omega, cudaStream_t stream = nullptr);
 
+/// The same with A's diagonal given (diagonal(A), every entry nonzero: the caller
+/// has checked it, as the GPU setup does once per level).
+template <typename T>
+DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
+                                  const DeviceCsr<T>& tentative, double omega,
+                                  cudaStream_t stream = nullptr);
+
 }  // namespace binamg

@@ -30,9 +30,12 @@ __global__ void hashed_start(index_t n, double* x) {
   if (i < n) x[i] = hashed_unit_value(static_cast<std::uint32_t>(i));
 }
 
-// One thread per entry: x = y·scale.
-__global__ void scale_into(index_t n, const double* y, double scale, double* x) {
+// One thread per entry: x = y·(1/‖y‖) with ‖y‖² = *y_dot from the device; sqrt
+// and the division are IEEE-rounded as on the host, so x has the bits of the
+// host-side normalisation. (‖y‖ = 0 gives non-finite x, which the caller never uses.)
+__global__ void normalise_into(index_t n, const double* y, const double* y_dot, double* x) {
   const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  const double scale = 1.0 / sqrt(*y_dot);
   if (k < n) x[k] = y[k] * scale;
 }
 
@@ -42,33 +45,61 @@ template <typename T>
 double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations, cudaStream_t stream) {
   require(iterations >= 1, "spectral_radius_dinv_a: iterations must be >= 1");
   inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
+  return spectral_radius_dinv_a(A, diagonal(A, stream), iterations, stream);
+}
+
+template <typename T>
+double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                              int iterations, cudaStream_t stream) {
+  require(iterations >= 1, "spectral_radius_dinv_a: iterations must be >= 1");
+  require(diag.size() == static_cast<std::size_t>(A.rows),
+          "spectral_radius_dinv_a: the diagonal does not match A's rows");
   const index_t n = A.rows;
-  const DeviceBuffer<T> diag = diagonal(A, stream);
   DeviceBuffer<double> x(n, stream, "power iteration start");
   DeviceBuffer<double> y(n, stream, "power iteration");
+  DeviceBuffer<double> scratch(reduction_scratch_size(n), stream, "power iteration scratch");
+  // dots[0] = ‖x_0‖², dots[k + 1] = ‖D⁻¹A x_k‖²: the iteration runs without the
+  // host and the norms are read back once at the end.
+  DeviceBuffer<double> dots(std::size_t(iterations) + 1, stream, "power iteration norms");
   const unsigned blocks = blocks_for(n, power_threads);
   if (n > 0) {
     hashed_start<<<blocks, power_threads, 0, stream>>>(n, x.data());
     BINAMG_CHECK_LAUNCH();
   }
-  double x_norm = norm2(x, stream);
+  dot(x, x, dots.data(), scratch, stream);
+  for (int step = 0; step < iterations; ++step) {
+    if (n > 0) {
+      dinv_a_times<<<blocks, power_threads, 0, stream>>>(n, A.row_ptr.data(), A.col_idx.data(),
+                                                         A.values.data(), diag.data(), x.data(),
+                                                         y.data());
+      BINAMG_CHECK_LAUNCH();
+    }
+    dot(y, y, dots.data() + step + 1, scratch, stream);
+    if (step + 1 < iterations && n > 0) {
+      normalise_into<<<blocks, power_threads, 0, stream>>>(n, y.data(), dots.data() + step + 1,
+                                                           x.data());
+      BINAMG_CHECK_LAUNCH();
+    }
+  }
+  const std::vector<double> squared_norms = to_host(dots);
+  // The host loop of the CPU version on the recorded norms (x_k is a unit vector for k ≥ 1).
+  double x_norm = std::sqrt(squared_norms[0]);
   double estimate = 0;
   for (int step = 0; step < iterations; ++step) {
-    dinv_a_times<<<blocks, power_threads, 0, stream>>>(n, A.row_ptr.data(), A.col_idx.data(),
-                                                       A.values.data(), diag.data(), x.data(),
-                                                       y.data());
-    BINAMG_CHECK_LAUNCH();
-    const double y_norm = norm2(y, stream);
+    const double y_norm = std::sqrt(squared_norms[step + 1]);
     estimate = y_norm / x_norm;
     if (y_norm == 0) break;  // x in the nullspace: no better estimate to be had
-    scale_into<<<blocks, power_threads, 0, stream>>>(n, y.data(), 1.0 / y_norm, x.data());
-    BINAMG_CHECK_LAUNCH();
     x_norm = 1.0;
   }
   return estimate;
 }
 
-template double spectral_radius_dinv_a<float>(const DeviceCsr<float>&, int, cudaStream_t);
-template double spectral_radius_dinv_a<double>(const DeviceCsr<double>&, int, cudaStream_t);
+#define BINAMG_INSTANTIATE(T)                                                              \
+  template double spectral_radius_dinv_a<T>(const DeviceCsr<T>&, int, cudaStream_t);       \
+  template double spectral_radius_dinv_a<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, int, \
+                                            cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -14,11 +14,18 @@ namespace binamg {
 template <typename T>
 double spectral_radius_dinv_a(const CsrMatrix<T>& A, int iterations);
 
-/// GPU twin: the same start vector (generated on the host, uploaded once), the
-/// same iteration in double on the device. Equal to the CPU estimate up to the
+/// GPU twin: the same start vector (computed on the device from the same hash),
+/// the same iteration in double on the device. Equal to the CPU estimate up to the
 /// summation order of the norms (relative differences ~1e-15).
 template <typename T>
 double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations,
                               cudaStream_t stream = nullptr);
+
+/// The same with A's diagonal given (diagonal(A), every entry nonzero: the caller
+/// has checked it, as the GPU setup does once per level). The iteration runs on
+/// the device without host round trips; the norms are read back once.
+template <typename T>
+double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
+                              int iterations, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

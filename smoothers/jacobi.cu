@@ -4,23 +4,56 @@
 
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
+#include "sparse/spmm_kernels.hpp"
 
 namespace binamg {
 namespace {
 
 constexpr int jacobi_threads = 256;
 
-// One thread per row: x_new[row] = x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]),
-// the CPU's order of operations. Reads only the old x, so rows are independent.
-template <typename T>
-__global__ void jacobi_sweep(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                             const T* values, const T* inverse_diagonal, T weight, const T* b,
-                             const T* x, T* x_new) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
+// A group of L lanes per row (as the row-split SpMV, so that a warp reads whole
+// rows of A at once): lane l sums the row's entries l, l+L, ... in order, the
+// group adds its partial sums in a fixed shuffle tree (the same bits every run),
+// and lane 0 writes x_new[row] = x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]), the
+// CPU's order of operations. Reads only the old x, so rows are independent.
+template <typename T, int L>
+__global__ void __launch_bounds__(jacobi_threads)
+    jacobi_sweep(index_t rows, const index_t* __restrict__ row_ptr,
+                 const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                 const T* __restrict__ inverse_diagonal, T weight, const T* __restrict__ b,
+                 const T* __restrict__ x, T* __restrict__ x_new) {
+  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+  if (row >= rows) return;  // whole groups leave together: L divides the warp
+  const int lane = threadIdx.x % L;
+  const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << ((threadIdx.x % 32) / L * L);
   T sum = 0;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) sum += values[k] * x[col_idx[k]];
-  x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
+  const index_t end = row_ptr[row + 1];
+  for (index_t k = row_ptr[row] + lane; k < end; k += L) sum += values[k] * x[col_idx[k]];
+#pragma unroll
+  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
+  if (lane == 0) x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
+}
+
+template <typename T, int L>
+void launch_sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b,
+                  const T* x, T* x_new, cudaStream_t stream) {
+  jacobi_sweep<T, L><<<blocks_for(std::int64_t(A.rows) * L, jacobi_threads), jacobi_threads, 0,
+                       stream>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                                 inverse_diagonal, weight, b, x, x_new);
+  BINAMG_CHECK_LAUNCH();
+}
+
+// Lanes per row as the SpMV picks them: the power of two at or above the mean row length.
+template <typename T>
+void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
+           T* x_new, cudaStream_t stream) {
+  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
+    case 2: return launch_sweep<T, 2>(A, inverse_diagonal, weight, b, x, x_new, stream);
+    case 4: return launch_sweep<T, 4>(A, inverse_diagonal, weight, b, x, x_new, stream);
+    case 8: return launch_sweep<T, 8>(A, inverse_diagonal, weight, b, x, x_new, stream);
+    case 16: return launch_sweep<T, 16>(A, inverse_diagonal, weight, b, x, x_new, stream);
+    default: return launch_sweep<T, 32>(A, inverse_diagonal, weight, b, x, x_new, stream);
+  }
 }
 
 // One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.
@@ -47,11 +80,9 @@ template <typename T>
 void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
             const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps, DeviceBuffer<T>& scratch,
             cudaStream_t stream) {
-  for (int sweep = 0; sweep < sweeps; ++sweep) {
-    jacobi_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse_diagonal.data(),
-        weight, b.data(), x.data(), scratch.data());
-    BINAMG_CHECK_LAUNCH();
+  if (A.rows == 0) return;
+  for (int k = 0; k < sweeps; ++k) {
+    sweep(A, inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), stream);
     x.swap(scratch);
   }
 }
@@ -75,12 +106,17 @@ template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   require(A.rows == A.cols, "inverse_diagonal: the matrix is not square (" +
                                 std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
-  const DeviceBuffer<T> diag = diagonal(A, stream);
-  DeviceBuffer<T> inverse(A.rows, stream, "inverse diagonal");
+  return inverse_diagonal(diagonal(A, stream), stream);
+}
+
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t stream) {
+  const index_t rows = checked_index(static_cast<std::int64_t>(diag.size()), "inverse_diagonal");
+  DeviceBuffer<T> inverse(rows, stream, "inverse diagonal");
   const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
-  if (A.rows > 0) {
-    invert_diagonal<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
-        A.rows, diag.data(), inverse.data(), const_cast<index_t*>(first_bad.data()));
+  if (rows > 0) {
+    invert_diagonal<<<blocks_for(rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+        rows, diag.data(), inverse.data(), const_cast<index_t*>(first_bad.data()));
     BINAMG_CHECK_LAUNCH();
   }
   const index_t bad = to_host(first_bad)[0];
@@ -97,7 +133,8 @@ DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
                                     const DeviceBuffer<T>&, DeviceBuffer<T>&, int,          \
                                     DeviceBuffer<T>&, cudaStream_t);                        \
-  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);          \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -44,4 +44,9 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
 template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
+/// The same from the diagonal (diagonal(A)): the GPU setup extracts each level's
+/// diagonal once and shares it with the ρ estimate and the prolongator.
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diagonal, cudaStream_t stream = nullptr);
+
 }  // namespace binamg
