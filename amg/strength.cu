@@ -58,6 +58,28 @@ __global__ void union_rows(index_t rows, const index_t* a_ptr, const index_t* a_
   if (!fill) count[row] = out;
 }
 
+// One thread per row of S: raises *unpaired when an entry (row, col) has no
+// (col, row) partner, found by binary search in col's sorted row. S is usually
+// symmetric (A is), and then S ∪ Sᵀ = S needs no transpose.
+__global__ void find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                              int* unpaired) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+    const index_t col = col_idx[k];
+    index_t low = row_ptr[col], high = row_ptr[col + 1];
+    while (low < high) {
+      const index_t mid = low + (high - low) / 2;
+      if (col_idx[mid] < row) low = mid + 1;
+      else high = mid;
+    }
+    if (low == row_ptr[col + 1] || col_idx[low] != row) {
+      atomicOr(unpaired, 1);
+      return;
+    }
+  }
+}
+
 template <typename T>
 __global__ void fill_value(index_t n, T value, T* out) {
   const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -98,6 +120,14 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
     fill_value<<<blocks_for(S.nnz, strength_threads), strength_threads, 0, stream>>>(
         S.nnz, T(1), S.values.data());
     BINAMG_CHECK_LAUNCH();
+  }
+  if (n > 0) {
+    DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
+    find_unpaired<<<blocks, strength_threads, 0, stream>>>(n, S.row_ptr.data(), S.col_idx.data(),
+                                                           unpaired.data());
+    BINAMG_CHECK_LAUNCH();
+    if (to_host(unpaired)[0] == 0) return S;  // symmetric: the union below would copy S
   }
   const DeviceCsr<T> St = transpose(S, stream);
 

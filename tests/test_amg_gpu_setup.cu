@@ -51,6 +51,18 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
       expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
 }
 
+// A nonsymmetric pattern takes the transpose-and-union path (symmetric ones skip it).
+TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const index_t n = 2000;
+  const CsrMatrix<T> A = add(T(1), testing::random_matrix<T>({n, n, 4, 0.1, 0, true}, 9), T(20),
+                             identity_matrix<T>(n));
+  ASSERT_NE(A.col_idx, transpose(A).col_idx);  // the pattern really is nonsymmetric
+  for (double theta : {0.0, 0.2})
+    expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
 TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
