@@ -1,0 +1,312 @@
+// V-cycle benchmark (BENCH.md, AMG workloads): builds the GPU hierarchy (mis2,
+// defaults) of a Poisson problem, checks one V(1,1) cycle against the CPU cycle
+// on the same hierarchy downloaded, then times (one warm-up, median of the runs,
+// CUDA events) every component of the cycle per level, the whole cycle, and one
+// PCG iteration, each against its bytes-moved lower bound at the measured copy
+// bandwidth: ratio = time / (bytes / bandwidth), target ≤ 1.5.
+//
+//   bench_vcycle [--problem NAME --size N] [--precision double|float] [--runs N]
+//
+// Without --problem it runs the two AMG workloads, 3D 7-pt 128³ and 2D 5-pt 2048².
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "amg/hierarchy.hpp"
+#include "bench/common.hpp"
+#include "core/hash.hpp"
+#include "problems/poisson.hpp"
+#include "smoothers/jacobi.hpp"
+#include "solvers/pcg.hpp"
+#include "solvers/vcycle.hpp"
+#include "sparse/spmv.hpp"
+#include "sparse/vector_ops.hpp"
+
+using namespace binamg;
+using bench::JsonLine;
+
+namespace {
+
+struct Workload {
+  std::string problem;
+  index_t size;
+};
+
+struct Options {
+  std::vector<Workload> workloads = {{"poisson3d-7", 128}, {"poisson2d-5", 2048}};
+  std::string precision = "double";
+  int runs = 7;
+};
+
+// The bytes every operation must move at least: each index and value array read
+// once, each vector read or written once (BENCH.md's roofline).
+template <typename T>
+double matrix_bytes(const DeviceCsr<T>& M) {
+  return double(M.rows + 1) * sizeof(index_t) + double(M.nnz) * (sizeof(index_t) + sizeof(T));
+}
+template <typename T>
+double vector_bytes(index_t n, int vectors) {
+  return double(n) * sizeof(T) * vectors;
+}
+
+// The host hierarchy with the device hierarchy's matrices, weights and inverse
+// diagonals, so the CPU cycle is the reference for the GPU cycle on equal operators.
+template <typename T>
+Hierarchy<T> download(const DeviceHierarchy<T>& device) {
+  Hierarchy<T> host;
+  host.parameters = device.parameters;
+  for (const DeviceLevel<T>& level : device.levels) {
+    Level<T> copy;
+    copy.A = to_host(level.A);
+    copy.P = to_host(level.P);
+    copy.R = to_host(level.R);
+    copy.inverse_diagonal = to_host(level.inverse_diagonal);
+    copy.jacobi_weight = level.jacobi_weight;
+    copy.spectral_radius = level.spectral_radius;
+    host.levels.push_back(std::move(copy));
+  }
+  host.coarse_matrix = to_host(device.coarse_matrix);
+  host.coarse.factor(host.coarse_matrix);
+  const std::size_t count = host.num_levels();
+  host.workspace.residual.resize(count);
+  host.workspace.rhs.resize(count);
+  host.workspace.solution.resize(count);
+  for (std::size_t l = 0; l < count; ++l) {
+    const std::size_t rows = host.matrix(static_cast<index_t>(l)).rows;
+    if (l < host.levels.size()) host.workspace.residual[l].resize(rows);
+    if (l > 0) host.workspace.rhs[l].resize(rows);
+    if (l > 0) host.workspace.solution[l].resize(rows);
+  }
+  return host;
+}
+
+// A reproducible vector with entries in (-1, 1).
+template <typename T>
+std::vector<T> hashed_vector(index_t n, std::uint32_t seed) {
+  std::vector<T> v(n);
+  for (index_t i = 0; i < n; ++i)
+    v[i] = static_cast<T>(hashed_unit_value(static_cast<std::uint32_t>(i) ^ integer_hash(seed)));
+  return v;
+}
+
+// max |a − b| / max |a|.
+template <typename T>
+double relative_difference(const std::vector<T>& expected, const std::vector<T>& actual) {
+  double difference = 0, scale = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    difference = std::max(difference, std::abs(double(expected[i]) - double(actual[i])));
+    scale = std::max(scale, std::abs(double(expected[i])));
+  }
+  return scale > 0 ? difference / scale : difference;
+}
+
+class Reporter {
+ public:
+  Reporter(const Workload& w, const std::string& precision, double bandwidth_gbs)
+      : workload_(w), precision_(precision), bandwidth_gbs_(bandwidth_gbs) {}
+
+  /// One JSON line: time, bytes, the time the bytes take at copy bandwidth, ratio.
+  void line(const std::string& component, int level, double ms, double bytes,
+            const std::string& note = "") const {
+    const double bound_ms = bytes / (bandwidth_gbs_ * 1e9) * 1e3;
+    JsonLine json;
+    json.field("bench", "vcycle")
+        .field("problem", workload_.problem)
+        .field("size", static_cast<int>(workload_.size))
+        .field("precision", precision_)
+        .field("component", component);
+    if (level >= 0) json.field("level", level);
+    json.field("ms", ms)
+        .field("bytes", bytes)
+        .field("bound_ms", bound_ms)
+        .field("ratio", ms / bound_ms);
+    if (!note.empty()) json.field("note", note);
+    json.print();
+  }
+
+ private:
+  Workload workload_;
+  std::string precision_;
+  double bandwidth_gbs_;
+};
+
+template <typename T>
+void run_workload(const Workload& workload, const Options& options, double bandwidth_gbs) {
+  const CsrMatrix<T> A = poisson<T>(parse_stencil(workload.problem), workload.size);
+  const DeviceCsr<T> device_A = to_device(A);
+  AmgParameters parameters;
+  parameters.aggregation = AggregationMethod::mis2;  // the GPU default of amg_solve
+  const DeviceHierarchy<T> h = build_hierarchy(device_A, parameters);
+  cudaStream_t stream = h.stream;
+  const std::size_t fine_levels = h.levels.size();
+  const index_t n = A.rows;
+
+  // Correctness first: one cycle from a random x against the CPU cycle on the
+  // same operators. Both compute the same arithmetic in a different summation
+  // order (and the coarse solve by a different factorisation): rounding only.
+  const std::vector<T> b = hashed_vector<T>(n, 31);
+  std::vector<T> x = hashed_vector<T>(n, 32);
+  const DeviceBuffer<T> device_b = to_device(b, stream);
+  DeviceBuffer<T> device_x = to_device(x, stream);
+  vcycle(h, device_b, device_x);
+  const std::vector<T> gpu_x = to_host(device_x);
+  const Hierarchy<T> host = download(h);
+  vcycle(host, b, x);
+  const double difference = relative_difference(x, gpu_x);
+  const double tolerance = 1000.0 * std::numeric_limits<T>::epsilon() * h.num_levels();
+  require(difference <= tolerance,
+          "bench_vcycle: the GPU V-cycle differs from the CPU cycle by " +
+              std::to_string(difference) + " (relative), more than " + std::to_string(tolerance));
+
+  std::ostringstream shape;
+  for (index_t l = 0; l < h.num_levels(); ++l)
+    shape << (l ? "," : "") << h.matrix(l).rows << "/" << h.matrix(l).nnz;
+  JsonLine()
+      .field("bench", "vcycle")
+      .field("problem", workload.problem)
+      .field("size", static_cast<int>(workload.size))
+      .field("precision", options.precision)
+      .field("levels", shape.str())
+      .field("cpu_max_relative_difference", difference)
+      .field("tolerance", tolerance)
+      .field("checked", true)
+      .print();
+
+  const Reporter report(workload, options.precision, bandwidth_gbs);
+  auto median = [&](const auto& work) { return bench::median_ms(work, stream, options.runs); };
+  DeviceCycleWorkspace<T>& work = h.workspace;
+  double cycle_bytes = 0, components_ms = 0;
+
+  // Per level, each operation of vcycle_from_zero (the preconditioner) on the
+  // level's own workspace vectors; sizes as in the cycle.
+  for (std::size_t l = 0; l < fine_levels; ++l) {
+    const DeviceLevel<T>& level = h.levels[l];
+    const index_t rows = level.A.rows, coarse_rows = h.matrix(index_t(l + 1)).rows;
+    DeviceBuffer<T> level_b(rows, stream, "bench level b"), level_x(rows, stream, "bench x");
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(level_b.data(), 0, sizeof(T) * rows, stream));
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(level_x.data(), 0, sizeof(T) * rows, stream));
+    DeviceBuffer<T>& r = work.residual[l];
+    const int sweeps = h.parameters.presweeps;
+    struct Component {
+      const char* name;
+      double bytes;
+      std::function<void()> run;
+    };
+    const std::vector<Component> components = {
+        {"presmooth_from_zero",
+         vector_bytes<T>(rows, 3) + (sweeps - 1) * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
+         [&] {
+           jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, level_b,
+                            level_x, sweeps, r, stream);
+         }},
+        {"residual", matrix_bytes(level.A) + vector_bytes<T>(rows, 3),
+         [&] { residual(level.A, level_x.data(), level_b.data(), r.data(), stream); }},
+        {"restriction", matrix_bytes(level.R) + vector_bytes<T>(rows + coarse_rows, 1),
+         [&] { spmv(level.R, r.data(), work.rhs[l + 1].data(), stream); }},
+        {"prolongation", matrix_bytes(level.P) + vector_bytes<T>(rows + coarse_rows, 1),
+         [&] { spmv(level.P, work.solution[l + 1].data(), r.data(), stream); }},
+        {"correction_axpy", vector_bytes<T>(rows, 3), [&] { axpy(T(1), r, level_x, stream); }},
+        {"postsmooth",
+         h.parameters.postsweeps * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
+         [&] {
+           jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, level_b, level_x,
+                  h.parameters.postsweeps, r, stream);
+         }},
+    };
+    for (const Component& c : components) {
+      const double ms = median(c.run);
+      report.line(c.name, static_cast<int>(l), ms, c.bytes);
+      cycle_bytes += c.bytes;
+      components_ms += ms;
+    }
+  }
+  {
+    const DeviceCsr<T>& C = h.coarse_matrix;
+    const double bytes = matrix_bytes(C) + vector_bytes<T>(C.rows, 2);
+    const double ms = median([&] {
+      h.coarse.solve(work.rhs[fine_levels].data(), work.solution[fine_levels].data(), stream);
+    });
+    report.line("coarse_solve", static_cast<int>(fine_levels), ms, bytes,
+                "bound: the coarse CSR matrix and two vectors (method " + h.coarse.method() + ")");
+    cycle_bytes += bytes;
+    components_ms += ms;
+  }
+  report.line("sum_of_components", -1, components_ms, cycle_bytes);
+
+  // The whole cycle as PCG applies it (from zero), and the extra device memory it takes.
+  DeviceBuffer<T> z(n, stream, "bench z");
+  pool_reset_peak();
+  const std::size_t in_use = pool_bytes_in_use();
+  const double cycle_ms = median([&] { vcycle_from_zero(h, device_b, z); });
+  report.line("vcycle_from_zero", -1, cycle_ms, cycle_bytes,
+              "extra device bytes " + std::to_string(pool_peak_bytes() - in_use));
+
+  // One PCG iteration, as pcg() runs it (host synchronisation included): the
+  // difference of two solves with a fixed number of iterations, per iteration.
+  // Bound: the cycle, A·p, and the vector passes p·q (2n), x/r update with ‖r‖²
+  // (6n), r·z (2n), p = z + βp (3n).
+  SolveOptions fixed;
+  fixed.tolerance = 0;  // never met: the iteration count is max_iterations
+  auto solve_ms = [&](int iterations) {
+    fixed.max_iterations = iterations;
+    DeviceBuffer<T> solution(n, stream, "bench pcg x");
+    return median([&] {
+      BINAMG_CUDA_CHECK(cudaMemsetAsync(solution.data(), 0, sizeof(T) * n, stream));
+      const SolveResult result = pcg(h, device_b, solution, fixed);
+      require(result.iterations == iterations, "bench_vcycle: pcg stopped early");
+    });
+  };
+  const int few = 2, many = 8;
+  const double iteration_ms = (solve_ms(many) - solve_ms(few)) / (many - few);
+  const double iteration_bytes =
+      cycle_bytes + matrix_bytes(device_A) + vector_bytes<T>(n, 2 + 2 + 6 + 2 + 3);
+  report.line("pcg_iteration", -1, iteration_ms, iteration_bytes);
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  std::string problem;
+  index_t size = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    require(i + 1 < argc, "bench_vcycle: option " + arg + " needs a value");
+    const std::string value = argv[++i];
+    if (arg == "--problem") problem = value;
+    else if (arg == "--size") size = std::stoi(value);
+    else if (arg == "--precision") options.precision = value;
+    else if (arg == "--runs") options.runs = std::stoi(value);
+    else throw InvalidInput("bench_vcycle: unknown option " + arg);
+  }
+  if (!problem.empty()) {
+    parse_stencil(problem);
+    require(size >= 2, "bench_vcycle: --problem needs --size N >= 2");
+    options.workloads = {{problem, size}};
+  }
+  require(options.precision == "double" || options.precision == "float",
+          "bench_vcycle: --precision must be double or float");
+  require(options.runs >= 5, "bench_vcycle: --runs must be at least 5 (BENCH.md)");
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options options = parse(argc, argv);
+    bench::print_device_banner("vcycle");
+    const double bandwidth = bench::measure_copy_bandwidth_gbs();
+    for (const Workload& w : options.workloads) {
+      if (options.precision == "float") run_workload<float>(w, options, bandwidth);
+      else run_workload<double>(w, options, bandwidth);
+    }
+    return 0;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bench_vcycle: %s\n", error.what());
+    return 1;
+  }
+}
