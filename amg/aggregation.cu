@@ -141,6 +141,46 @@ int read_counter(const DeviceBuffer<int>& counter, cudaStream_t stream) {
   return value;
 }
 
+// Two device counters whose values reach the host without stopping the stream:
+// each is copied into pinned host memory and marked by an event, so the host can
+// wait for one while the next round already runs.
+class PublishedCounters {
+ public:
+  explicit PublishedCounters(cudaStream_t stream) : stream_(stream) {
+    BINAMG_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), sizeof(int) * slots));
+    for (cudaEvent_t& event : events_)
+      BINAMG_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  }
+  ~PublishedCounters() {  // errors here have nowhere to go; the pool and context outlive us
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+    cudaFreeHost(host_);
+  }
+  PublishedCounters(const PublishedCounters&) = delete;
+  PublishedCounters& operator=(const PublishedCounters&) = delete;
+
+  int* device(int slot) { return device_.data() + slot; }
+  void reset(int slot) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(device(slot), 0, sizeof(int), stream_));
+  }
+  void publish(int slot) {
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host_ + slot, device(slot), sizeof(int),
+                                      cudaMemcpyDeviceToHost, stream_));
+    BINAMG_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
+  }
+  int wait(int slot) {
+    BINAMG_CUDA_CHECK(cudaEventSynchronize(events_[slot]));
+    return host_[slot];
+  }
+
+  static constexpr int slots = 2;
+
+ private:
+  cudaStream_t stream_;
+  DeviceBuffer<int> device_{slots, stream_, "mis2 round counters"};
+  int* host_ = nullptr;
+  cudaEvent_t events_[slots] = {};
+};
+
 
 // The device work of one CPU helper each; members so the passes read like the CPU's.
 struct Mis2Aggregator {
@@ -158,26 +198,38 @@ struct Mis2Aggregator {
   DeviceBuffer<index_t> forms{std::size_t(n), stream, "mis2 forming roots"};
   DeviceBuffer<index_t> root_offsets{std::size_t(n) + 1, stream, "mis2 root ids"};
   DeviceBuffer<int> counter{1, stream, "mis2 counter"};
+  PublishedCounters undecided{stream};
 
   void reset_counter() {
     BINAMG_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(int), stream));
   }
 
-  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU).
+  // One round of the MIS-2 iteration; its count of undecided nodes goes to `slot`.
+  void mis2_round(int slot) {
+    undecided.reset(slot);
+    max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
+        n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data());
+    BINAMG_CHECK_LAUNCH();
+    update_states<<<blocks, aggregation_threads, 0, stream>>>(
+        n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(), next.data(),
+        undecided.device(slot));
+    BINAMG_CHECK_LAUNCH();
+    state.swap(next);
+    undecided.publish(slot);
+  }
+
+  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU): rounds
+  // until none is undecided. The host checks round k's count while round k + 1
+  // runs: a round after the count reached zero changes no state (only undecided
+  // nodes change), so the one extra round leaves the CPU's MIS as it was and the
+  // stream never waits for the host.
   void mis2_of_free() {
     initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data());
     BINAMG_CHECK_LAUNCH();
-    for (int left = n; left > 0;) {
-      reset_counter();
-      max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
-          n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data());
-      BINAMG_CHECK_LAUNCH();
-      update_states<<<blocks, aggregation_threads, 0, stream>>>(
-          n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(), next.data(),
-          counter.data());
-      BINAMG_CHECK_LAUNCH();
-      state.swap(next);
-      left = read_counter(counter, stream);
+    mis2_round(0);
+    for (int round = 0;; ++round) {
+      mis2_round((round + 1) % PublishedCounters::slots);
+      if (undecided.wait(round % PublishedCounters::slots) == 0) break;
     }
   }
 
