@@ -5,6 +5,7 @@
 #include "core/hash.hpp"
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
+#include "sparse/spmm_kernels.hpp"
 #include "sparse/vector_ops.hpp"
 
 namespace binamg {
@@ -12,16 +13,47 @@ namespace {
 
 constexpr int power_threads = 256;
 
-// One thread per row: y[row] = (A x)[row] / a_ii in double, as the CPU computes it.
-template <typename T>
-__global__ void dinv_a_times(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                             const T* values, const T* diag, const double* x, double* y) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
+// A group of L lanes per row (as the row-split SpMV: a warp reads whole rows):
+// y[row] = (A x)[row] / a_ii in double as the CPU computes it, the row sum in a
+// fixed order (lane strides, then a shuffle tree), so the same bits every run.
+template <typename T, int L>
+__global__ void __launch_bounds__(power_threads)
+    dinv_a_times(index_t rows, const index_t* __restrict__ row_ptr,
+                 const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                 const T* __restrict__ diag, const double* __restrict__ x,
+                 double* __restrict__ y) {
+  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+  if (row >= rows) return;  // whole groups leave together: L divides the warp
+  const int lane = threadIdx.x % L;
+  const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << ((threadIdx.x % 32) / L * L);
   double sum = 0;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-    sum += double(values[k]) * x[col_idx[k]];
-  y[row] = sum / double(diag[row]);
+  const index_t end = row_ptr[row + 1];
+  for (index_t k = row_ptr[row] + lane; k < end; k += L) sum += double(values[k]) * x[col_idx[k]];
+#pragma unroll
+  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
+  if (lane == 0) y[row] = sum / double(diag[row]);
+}
+
+template <typename T, int L>
+void launch_dinv_a_times(const DeviceCsr<T>& A, const T* diag, const double* x, double* y,
+                         cudaStream_t stream) {
+  dinv_a_times<T, L><<<blocks_for(std::int64_t(A.rows) * L, power_threads), power_threads, 0,
+                       stream>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                                 diag, x, y);
+  BINAMG_CHECK_LAUNCH();
+}
+
+// y = D⁻¹A x with the SpMV's lanes per row (the power of two at or above the mean row length).
+template <typename T>
+void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x, double* y,
+                    cudaStream_t stream) {
+  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
+    case 2: return launch_dinv_a_times<T, 2>(A, diag, x, y, stream);
+    case 4: return launch_dinv_a_times<T, 4>(A, diag, x, y, stream);
+    case 8: return launch_dinv_a_times<T, 8>(A, diag, x, y, stream);
+    case 16: return launch_dinv_a_times<T, 16>(A, diag, x, y, stream);
+    default: return launch_dinv_a_times<T, 32>(A, diag, x, y, stream);
+  }
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.
@@ -68,12 +100,7 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
   }
   dot(x, x, dots.data(), scratch, stream);
   for (int step = 0; step < iterations; ++step) {
-    if (n > 0) {
-      dinv_a_times<<<blocks, power_threads, 0, stream>>>(n, A.row_ptr.data(), A.col_idx.data(),
-                                                         A.values.data(), diag.data(), x.data(),
-                                                         y.data());
-      BINAMG_CHECK_LAUNCH();
-    }
+    if (n > 0) dinv_a_product(A, diag.data(), x.data(), y.data(), stream);
     dot(y, y, dots.data() + step + 1, scratch, stream);
     if (step + 1 < iterations && n > 0) {
       normalise_into<<<blocks, power_threads, 0, stream>>>(n, y.data(), dots.data() + step + 1,

@@ -16,7 +16,7 @@ double spectral_radius_dinv_a(const CsrMatrix<T>& A, int iterations);
 
 /// GPU twin: the same start vector (computed on the device from the same hash),
 /// the same iteration in double on the device. Equal to the CPU estimate up to the
-/// summation order of the norms (relative differences ~1e-15).
+/// summation order of the norms and row sums (relative differences ~1e-15).
 template <typename T>
 double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations,
                               cudaStream_t stream = nullptr);
