@@ -14,45 +14,52 @@ namespace {
 constexpr int power_threads = 256;
 
 // A group of L lanes per row (as the row-split SpMV: a warp reads whole rows):
-// y[row] = (A x)[row] / a_ii in double as the CPU computes it, the row sum in a
+// y[row] = (A x̂)[row] / a_ii in double as the CPU computes it, the row sum in a
 // fixed order (lane strides, then a shuffle tree), so the same bits every run.
+// x̂ = x, or when squared_norm is given the normalised x·(1/sqrt(*squared_norm)),
+// formed entry by entry as the CPU forms it (sqrt and division IEEE-rounded), so
+// the normalised vector never needs a pass of its own.
 template <typename T, int L>
 __global__ void __launch_bounds__(power_threads)
     dinv_a_times(index_t rows, const index_t* __restrict__ row_ptr,
                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
                  const T* __restrict__ diag, const double* __restrict__ x,
-                 double* __restrict__ y) {
+                 const double* __restrict__ squared_norm, double* __restrict__ y) {
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: L divides the warp
   const int lane = threadIdx.x % L;
   const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << ((threadIdx.x % 32) / L * L);
+  const double scale = squared_norm ? 1.0 / sqrt(*squared_norm) : 1.0;  // x·1.0 is exact
   double sum = 0;
   const index_t end = row_ptr[row + 1];
-  for (index_t k = row_ptr[row] + lane; k < end; k += L) sum += double(values[k]) * x[col_idx[k]];
+  for (index_t k = row_ptr[row] + lane; k < end; k += L) {
+    const double x_hat = x[col_idx[k]] * scale;
+    sum += double(values[k]) * x_hat;
+  }
 #pragma unroll
   for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
   if (lane == 0) y[row] = sum / double(diag[row]);
 }
 
 template <typename T, int L>
-void launch_dinv_a_times(const DeviceCsr<T>& A, const T* diag, const double* x, double* y,
-                         cudaStream_t stream) {
+void launch_dinv_a_times(const DeviceCsr<T>& A, const T* diag, const double* x,
+                         const double* squared_norm, double* y, cudaStream_t stream) {
   dinv_a_times<T, L><<<blocks_for(std::int64_t(A.rows) * L, power_threads), power_threads, 0,
                        stream>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-                                 diag, x, y);
+                                 diag, x, squared_norm, y);
   BINAMG_CHECK_LAUNCH();
 }
 
-// y = D⁻¹A x with the SpMV's lanes per row (the power of two at or above the mean row length).
+// y = D⁻¹A x̂ with the SpMV's lanes per row (the power of two at or above the mean row length).
 template <typename T>
-void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x, double* y,
-                    cudaStream_t stream) {
+void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
+                    const double* squared_norm, double* y, cudaStream_t stream) {
   switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
-    case 2: return launch_dinv_a_times<T, 2>(A, diag, x, y, stream);
-    case 4: return launch_dinv_a_times<T, 4>(A, diag, x, y, stream);
-    case 8: return launch_dinv_a_times<T, 8>(A, diag, x, y, stream);
-    case 16: return launch_dinv_a_times<T, 16>(A, diag, x, y, stream);
-    default: return launch_dinv_a_times<T, 32>(A, diag, x, y, stream);
+    case 2: return launch_dinv_a_times<T, 2>(A, diag, x, squared_norm, y, stream);
+    case 4: return launch_dinv_a_times<T, 4>(A, diag, x, squared_norm, y, stream);
+    case 8: return launch_dinv_a_times<T, 8>(A, diag, x, squared_norm, y, stream);
+    case 16: return launch_dinv_a_times<T, 16>(A, diag, x, squared_norm, y, stream);
+    default: return launch_dinv_a_times<T, 32>(A, diag, x, squared_norm, y, stream);
   }
 }
 
@@ -60,15 +67,6 @@ void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x, doubl
 __global__ void hashed_start(index_t n, double* x) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] = hashed_unit_value(static_cast<std::uint32_t>(i));
-}
-
-// One thread per entry: x = y·(1/‖y‖) with ‖y‖² = *y_dot from the device; sqrt
-// and the division are IEEE-rounded as on the host, so x has the bits of the
-// host-side normalisation. (‖y‖ = 0 gives non-finite x, which the caller never uses.)
-__global__ void normalise_into(index_t n, const double* y, const double* y_dot, double* x) {
-  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  const double scale = 1.0 / sqrt(*y_dot);
-  if (k < n) x[k] = y[k] * scale;
 }
 
 }  // namespace
@@ -87,26 +85,27 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
   require(diag.size() == static_cast<std::size_t>(A.rows),
           "spectral_radius_dinv_a: the diagonal does not match A's rows");
   const index_t n = A.rows;
-  DeviceBuffer<double> x(n, stream, "power iteration start");
-  DeviceBuffer<double> y(n, stream, "power iteration");
+  // y_k = D⁻¹A x̂_k alternates between two buffers; x̂_0 is the start vector
+  // (in the first) and x̂_k = y_{k-1}/‖y_{k-1}‖ is formed inside the product.
+  DeviceBuffer<double> vectors[2] = {DeviceBuffer<double>(n, stream, "power iteration"),
+                                     DeviceBuffer<double>(n, stream, "power iteration")};
   DeviceBuffer<double> scratch(reduction_scratch_size(n), stream, "power iteration scratch");
   // dots[0] = ‖x_0‖², dots[k + 1] = ‖D⁻¹A x_k‖²: the iteration runs without the
   // host and the norms are read back once at the end.
   DeviceBuffer<double> dots(std::size_t(iterations) + 1, stream, "power iteration norms");
   const unsigned blocks = blocks_for(n, power_threads);
   if (n > 0) {
-    hashed_start<<<blocks, power_threads, 0, stream>>>(n, x.data());
+    hashed_start<<<blocks, power_threads, 0, stream>>>(n, vectors[0].data());
     BINAMG_CHECK_LAUNCH();
   }
-  dot(x, x, dots.data(), scratch, stream);
+  dot(vectors[0], vectors[0], dots.data(), scratch, stream);
   for (int step = 0; step < iterations; ++step) {
-    if (n > 0) dinv_a_product(A, diag.data(), x.data(), y.data(), stream);
+    const DeviceBuffer<double>& x = vectors[step % 2];
+    DeviceBuffer<double>& y = vectors[(step + 1) % 2];
+    // ‖y_k‖ = 0 makes x̂_{k+1} non-finite; the host stops reading at that step.
+    const double* x_squared_norm = step == 0 ? nullptr : dots.data() + step;
+    if (n > 0) dinv_a_product(A, diag.data(), x.data(), x_squared_norm, y.data(), stream);
     dot(y, y, dots.data() + step + 1, scratch, stream);
-    if (step + 1 < iterations && n > 0) {
-      normalise_into<<<blocks, power_threads, 0, stream>>>(n, y.data(), dots.data() + step + 1,
-                                                           x.data());
-      BINAMG_CHECK_LAUNCH();
-    }
   }
   const std::vector<double> squared_norms = to_host(dots);
   // The host loop of the CPU version on the recorded norms (x_k is a unit vector for k ≥ 1).
