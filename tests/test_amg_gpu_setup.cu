@@ -1,8 +1,10 @@
-// GPU setup phases (strength, MIS-2 aggregation, tentative prolongator) against
-// the CPU versions on the same matrices: identical graphs, aggregates and T.
+// GPU setup phases (strength, MIS-2 aggregation, tentative prolongator, the ρ
+// estimate) against the CPU versions on the same matrices: identical graphs,
+// aggregates and T, and ρ to rounding.
 #include <gtest/gtest.h>
 
 #include "amg/aggregation.hpp"
+#include "amg/spectral_radius.hpp"
 #include "amg/strength.hpp"
 #include "amg/tentative.hpp"
 #include "problems/poisson.hpp"
@@ -61,6 +63,21 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
   ASSERT_NE(A.col_idx, transpose(A).col_idx);  // the pattern really is nonsymmetric
   for (double theta : {0.0, 0.2})
     expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+// The power iteration runs in double on both sides and differs only in the
+// summation order of row sums and norms.
+TYPED_TEST(AmgGpuSetup, SpectralRadiusMatchesCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>())
+    for (int iterations : {1, 20}) {
+      const double expected = spectral_radius_dinv_a(A, iterations);
+      const DeviceCsr<T> device_A = to_device(A);
+      const double actual = spectral_radius_dinv_a(device_A, iterations);
+      EXPECT_NEAR(actual, expected, 1e-12 * expected) << "iterations " << iterations;
+      EXPECT_EQ(actual, spectral_radius_dinv_a(device_A, diagonal(device_A), iterations));
+    }
 }
 
 TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
