@@ -174,6 +174,7 @@ void run_workload(const Workload& workload, const Options& options, double bandw
       .field("levels", shape.str())
       .field("cpu_max_relative_difference", difference)
       .field("tolerance", tolerance)
+      .field("copy_bandwidth_gbs", bandwidth_gbs)
       .field("checked", true)
       .print();
 
