@@ -144,6 +144,7 @@ void run_workload(const Workload& workload, const Options& options, double bandw
   const DeviceHierarchy<T> h = build_hierarchy(device_A, parameters);
   cudaStream_t stream = h.stream;
   const std::size_t fine_levels = h.levels.size();
+  require(fine_levels >= 1, "bench_vcycle: the problem is too small for a multilevel hierarchy");
   const index_t n = A.rows;
 
   // Correctness first: one cycle from a random x against the CPU cycle on the
@@ -241,11 +242,13 @@ void run_workload(const Workload& workload, const Options& options, double bandw
 
   // The whole cycle as PCG applies it (from zero), and the extra device memory it takes.
   DeviceBuffer<T> z(n, stream, "bench z");
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   pool_reset_peak();
   const std::size_t in_use = pool_bytes_in_use();
   const double cycle_ms = median([&] { vcycle_from_zero(h, device_b, z); });
+  const std::size_t peak = pool_peak_bytes();
   report.line("vcycle_from_zero", -1, cycle_ms, cycle_bytes,
-              "extra device bytes " + std::to_string(pool_peak_bytes() - in_use));
+              "extra device bytes " + std::to_string(peak > in_use ? peak - in_use : 0));
 
   // One PCG iteration, as pcg() runs it (host synchronisation included): the
   // difference of two solves with a fixed number of iterations, per iteration.
