@@ -116,14 +116,23 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
     result.converged = true;
     result.residual_history = {0.0};
   } else {
+    // Allocated once: a cycle and its residual norm allocate nothing.
     DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
-    residual(A, x.data(), b.data(), r.data(), stream);
-    result.residual_history.push_back(norm2(r, stream) / b_norm);
+    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");
+    auto relative_residual = [&] {  // ‖b − Ax‖/‖b‖, the bits of norm2(r) / b_norm
+      residual(A, x.data(), b.data(), r.data(), stream);
+      T* const rr = scratch.data() + scratch.size() - 1;
+      dot(r, r, rr, scratch, stream);
+      T host_rr{};
+      BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_rr, rr, sizeof(T), cudaMemcpyDeviceToHost, stream));
+      BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+      return std::sqrt(host_rr) / b_norm;
+    };
+    result.residual_history.push_back(relative_residual());
     while (result.residual_history.back() > options.tolerance &&
            result.iterations < options.max_iterations) {
       vcycle(h, b, x);
-      residual(A, x.data(), b.data(), r.data(), stream);
-      const double relative = norm2(r, stream) / b_norm;
+      const double relative = relative_residual();
       require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
                                            std::to_string(result.iterations + 1));
       result.residual_history.push_back(relative);
