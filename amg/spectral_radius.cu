@@ -5,7 +5,7 @@
 #include "core/hash.hpp"
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
-#include "sparse/spmm_kernels.hpp"
+#include "sparse/row_split.cuh"
 #include "sparse/vector_ops.hpp"
 
 namespace binamg {
@@ -13,54 +13,35 @@ namespace {
 
 constexpr int power_threads = 256;
 
-// A group of L lanes per row (as the row-split SpMV: a warp reads whole rows):
-// y[row] = (A x̂)[row] / a_ii in double as the CPU computes it, the row sum in a
-// fixed order (lane strides, then a shuffle tree), so the same bits every run.
-// x̂ = x, or when squared_norm is given the normalised x·(1/sqrt(*squared_norm)),
-// formed entry by entry as the CPU forms it (sqrt and division IEEE-rounded), so
-// the normalised vector never needs a pass of its own.
+// A group of L lanes per row (sparse/row_split.cuh): y[row] = (A x̂)[row] / a_ii
+// in double as the CPU computes it. x̂ = x, or when squared_norm is given the
+// normalised x·(1/sqrt(*squared_norm)), formed entry by entry as the CPU forms it
+// (sqrt and division IEEE-rounded), so it never needs a pass of its own.
 template <typename T, int L>
-__global__ void __launch_bounds__(power_threads)
+__global__ void __launch_bounds__(row_split::threads)
     dinv_a_times(index_t rows, const index_t* __restrict__ row_ptr,
                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
                  const T* __restrict__ diag, const double* __restrict__ x,
                  const double* __restrict__ squared_norm, double* __restrict__ y) {
-  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
-  if (row >= rows) return;  // whole groups leave together: L divides the warp
-  const int lane = threadIdx.x % L;
-  const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << ((threadIdx.x % 32) / L * L);
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
   const double scale = squared_norm ? 1.0 / sqrt(*squared_norm) : 1.0;  // x·1.0 is exact
-  double sum = 0;
-  const index_t end = row_ptr[row + 1];
-  for (index_t k = row_ptr[row] + lane; k < end; k += L) {
-    const double x_hat = x[col_idx[k]] * scale;
-    sum += double(values[k]) * x_hat;
-  }
-#pragma unroll
-  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
-  if (lane == 0) y[row] = sum / double(diag[row]);
+  const double sum = row_split::row_sum<double, L>(row_ptr[row], row_ptr[row + 1], col_idx,
+                                                   values,
+                                                   [&](index_t col) { return x[col] * scale; });
+  if (threadIdx.x % L == 0) y[row] = sum / double(diag[row]);
 }
 
-template <typename T, int L>
-void launch_dinv_a_times(const DeviceCsr<T>& A, const T* diag, const double* x,
-                         const double* squared_norm, double* y, cudaStream_t stream) {
-  dinv_a_times<T, L><<<blocks_for(std::int64_t(A.rows) * L, power_threads), power_threads, 0,
-                       stream>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-                                 diag, x, squared_norm, y);
-  BINAMG_CHECK_LAUNCH();
-}
-
-// y = D⁻¹A x̂ with the SpMV's lanes per row (the power of two at or above the mean row length).
+// y = D⁻¹A x̂ with the SpMV's lanes per row.
 template <typename T>
 void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
                     const double* squared_norm, double* y, cudaStream_t stream) {
-  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
-    case 2: return launch_dinv_a_times<T, 2>(A, diag, x, squared_norm, y, stream);
-    case 4: return launch_dinv_a_times<T, 4>(A, diag, x, squared_norm, y, stream);
-    case 8: return launch_dinv_a_times<T, 8>(A, diag, x, squared_norm, y, stream);
-    case 16: return launch_dinv_a_times<T, 16>(A, diag, x, squared_norm, y, stream);
-    default: return launch_dinv_a_times<T, 32>(A, diag, x, squared_norm, y, stream);
-  }
+  row_split::with_lanes(A, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    dinv_a_times<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag, x, squared_norm, y);
+    BINAMG_CHECK_LAUNCH();
+  });
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.

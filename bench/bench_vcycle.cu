@@ -185,7 +185,9 @@ void run_workload(const Workload& workload, const Options& options, double bandw
   double cycle_bytes = 0, components_ms = 0;
 
   // Per level, each operation of vcycle_from_zero (the preconditioner) on the
-  // level's own workspace vectors; sizes as in the cycle.
+  // level's own workspace vectors; sizes as in the cycle. With one presweep the
+  // cycle fuses the sweep from zero with the residual, and always the
+  // prolongation with the correction (solvers/vcycle.hpp).
   for (std::size_t l = 0; l < fine_levels; ++l) {
     const DeviceLevel<T>& level = h.levels[l];
     const index_t rows = level.A.rows, coarse_rows = h.matrix(index_t(l + 1)).rows;
@@ -199,20 +201,32 @@ void run_workload(const Workload& workload, const Options& options, double bandw
       double bytes;
       std::function<void()> run;
     };
-    const std::vector<Component> components = {
-        {"presmooth_from_zero",
-         vector_bytes<T>(rows, 3) + (sweeps - 1) * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
-         [&] {
-           jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, level_b,
-                            level_x, sweeps, r, stream);
-         }},
-        {"residual", matrix_bytes(level.A) + vector_bytes<T>(rows, 3),
-         [&] { residual(level.A, level_x.data(), level_b.data(), r.data(), stream); }},
+    std::vector<Component> components;
+    if (sweeps == 1) {
+      // Reads A, b and d⁻¹, writes x and r.
+      components.push_back({"presmooth_from_zero_with_residual",
+                            matrix_bytes(level.A) + vector_bytes<T>(rows, 4), [&] {
+                              smooth_from_zero_with_residual(level, level_b, level_x, r, stream);
+                            }});
+    } else {
+      components.push_back(
+          {"presmooth_from_zero",
+           vector_bytes<T>(rows, 3) +
+               (sweeps - 1) * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
+           [&] {
+             jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, level_b,
+                              level_x, sweeps, r, stream);
+           }});
+      components.push_back({"residual", matrix_bytes(level.A) + vector_bytes<T>(rows, 3), [&] {
+                              residual(level.A, level_x.data(), level_b.data(), r.data(), stream);
+                            }});
+    }
+    const std::vector<Component> rest = {
         {"restriction", matrix_bytes(level.R) + vector_bytes<T>(rows + coarse_rows, 1),
          [&] { spmv(level.R, r.data(), work.rhs[l + 1].data(), stream); }},
-        {"prolongation", matrix_bytes(level.P) + vector_bytes<T>(rows + coarse_rows, 1),
-         [&] { spmv(level.P, work.solution[l + 1].data(), r.data(), stream); }},
-        {"correction_axpy", vector_bytes<T>(rows, 3), [&] { axpy(T(1), r, level_x, stream); }},
+        // Reads P, e and x, writes x.
+        {"prolong_and_correct", matrix_bytes(level.P) + vector_bytes<T>(coarse_rows + 2 * rows, 1),
+         [&] { prolong_and_correct(level.P, work.solution[l + 1], level_x, stream); }},
         {"postsmooth",
          h.parameters.postsweeps * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
          [&] {
@@ -220,6 +234,7 @@ void run_workload(const Workload& workload, const Options& options, double bandw
                   h.parameters.postsweeps, r, stream);
          }},
     };
+    components.insert(components.end(), rest.begin(), rest.end());
     for (const Component& c : components) {
       const double ms = median(c.run);
       report.line(c.name, static_cast<int>(l), ms, c.bytes);

@@ -4,56 +4,39 @@
 
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
-#include "sparse/spmm_kernels.hpp"
+#include "sparse/row_split.cuh"
 
 namespace binamg {
 namespace {
 
 constexpr int jacobi_threads = 256;
 
-// A group of L lanes per row (as the row-split SpMV, so that a warp reads whole
-// rows of A at once): lane l sums the row's entries l, l+L, ... in order, the
-// group adds its partial sums in a fixed shuffle tree (the same bits every run),
-// and lane 0 writes x_new[row] = x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]), the
-// CPU's order of operations. Reads only the old x, so rows are independent.
+// A group of L lanes per row (sparse/row_split.cuh): x_new[row] = x[row] +
+// (w·d⁻¹[row])·(b[row] − (A x)[row]), the CPU's order of operations. Reads only
+// the old x, so rows are independent.
 template <typename T, int L>
-__global__ void __launch_bounds__(jacobi_threads)
+__global__ void __launch_bounds__(row_split::threads)
     jacobi_sweep(index_t rows, const index_t* __restrict__ row_ptr,
                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
                  const T* __restrict__ inverse_diagonal, T weight, const T* __restrict__ b,
                  const T* __restrict__ x, T* __restrict__ x_new) {
-  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
-  if (row >= rows) return;  // whole groups leave together: L divides the warp
-  const int lane = threadIdx.x % L;
-  const unsigned mask = L == 32 ? 0xffffffffu : ((1u << L) - 1) << ((threadIdx.x % 32) / L * L);
-  T sum = 0;
-  const index_t end = row_ptr[row + 1];
-  for (index_t k = row_ptr[row] + lane; k < end; k += L) sum += values[k] * x[col_idx[k]];
-#pragma unroll
-  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
-  if (lane == 0) x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  const T sum = row_split::row_sum<T, L>(row_ptr[row], row_ptr[row + 1], col_idx, values,
+                                         [&](index_t col) { return x[col]; });
+  if (threadIdx.x % L == 0) x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
 }
 
-template <typename T, int L>
-void launch_sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b,
-                  const T* x, T* x_new, cudaStream_t stream) {
-  jacobi_sweep<T, L><<<blocks_for(std::int64_t(A.rows) * L, jacobi_threads), jacobi_threads, 0,
-                       stream>>>(A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-                                 inverse_diagonal, weight, b, x, x_new);
-  BINAMG_CHECK_LAUNCH();
-}
-
-// Lanes per row as the SpMV picks them: the power of two at or above the mean row length.
 template <typename T>
 void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
            T* x_new, cudaStream_t stream) {
-  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
-    case 2: return launch_sweep<T, 2>(A, inverse_diagonal, weight, b, x, x_new, stream);
-    case 4: return launch_sweep<T, 4>(A, inverse_diagonal, weight, b, x, x_new, stream);
-    case 8: return launch_sweep<T, 8>(A, inverse_diagonal, weight, b, x, x_new, stream);
-    case 16: return launch_sweep<T, 16>(A, inverse_diagonal, weight, b, x, x_new, stream);
-    default: return launch_sweep<T, 32>(A, inverse_diagonal, weight, b, x, x_new, stream);
-  }
+  row_split::with_lanes(A, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    jacobi_sweep<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse_diagonal, weight, b,
+        x, x_new);
+    BINAMG_CHECK_LAUNCH();
+  });
 }
 
 // One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.

@@ -7,6 +7,7 @@
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
 #include "solvers/vcycle.hpp"
+#include "sparse/row_split.cuh"
 #include "sparse/spmv.hpp"
 #include "sparse/vector_ops.hpp"
 
@@ -36,6 +37,44 @@ void require_finite(const DeviceBuffer<T>& x, const std::string& name, cudaStrea
   if (bad != INT_MAX) throw InvalidInput(name + "[" + std::to_string(bad) + "] is not finite");
 }
 
+// Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
+// same lanes per row and summation order as the row-split residual and SpMV, the
+// same expressions as the Jacobi and axpy kernels), minus a vector pass and a launch.
+
+// The first Jacobi sweep from zero, x = w·d⁻¹·b, and the residual r = b − A x of
+// its result in one pass: the entries of x are formed where the product reads them.
+template <typename T, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    smooth_from_zero_with_residual_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                          const index_t* __restrict__ col_idx,
+                                          const T* __restrict__ values,
+                                          const T* __restrict__ inverse_diagonal, T weight,
+                                          const T* __restrict__ b, T* __restrict__ x,
+                                          T* __restrict__ r) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  const T sum = row_split::row_sum<T, L>(
+      row_ptr[row], row_ptr[row + 1], col_idx, values,
+      [&](index_t col) { return weight * inverse_diagonal[col] * b[col]; });
+  if (threadIdx.x % L == 0) {
+    x[row] = weight * inverse_diagonal[row] * b[row];
+    r[row] = b[row] - sum;
+  }
+}
+
+// The prolongation and the correction, x += P e, in one pass.
+template <typename T, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    prolong_and_correct_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                               const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                               const T* __restrict__ e, T* __restrict__ x) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  const T sum = row_split::row_sum<T, L>(row_ptr[row], row_ptr[row + 1], col_idx, values,
+                                         [&](index_t col) { return e[col]; });
+  if (threadIdx.x % L == 0) x[row] += sum;
+}
+
 // Level l of the cycle, as in vcycle.cpp.
 template <typename T>
 void cycle(const DeviceHierarchy<T>& h, std::size_t l, const DeviceBuffer<T>& b,
@@ -48,17 +87,20 @@ void cycle(const DeviceHierarchy<T>& h, std::size_t l, const DeviceBuffer<T>& b,
   const DeviceLevel<T>& level = h.levels[l];
   DeviceCycleWorkspace<T>& work = h.workspace;
   DeviceBuffer<T>& r = work.residual[l];
-  if (zero_guess)
-    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
-                     h.parameters.presweeps, r, stream);
-  else
-    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r,
-           stream);
-  residual(level.A, x.data(), b.data(), r.data(), stream);
+  if (zero_guess && h.parameters.presweeps == 1) {
+    smooth_from_zero_with_residual(level, b, x, r, stream);
+  } else {
+    if (zero_guess)
+      jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
+                       h.parameters.presweeps, r, stream);
+    else
+      jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps,
+             r, stream);
+    residual(level.A, x.data(), b.data(), r.data(), stream);
+  }
   spmv(level.R, r.data(), work.rhs[l + 1].data(), stream);
   cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
-  spmv(level.P, work.solution[l + 1].data(), r.data(), stream);
-  axpy(T(1), r, x, stream);
+  prolong_and_correct(level.P, work.solution[l + 1], x, stream);
   jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r,
          stream);
 }
@@ -72,6 +114,33 @@ void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, co
 }
 
 }  // namespace
+
+template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r,
+                                    cudaStream_t stream) {
+  const DeviceCsr<T>& A = level.A;
+  row_split::with_lanes(A, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    smooth_from_zero_with_residual_kernel<T, L>
+        <<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
+            A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+            level.inverse_diagonal.data(), level.jacobi_weight, b.data(), x.data(), r.data());
+    BINAMG_CHECK_LAUNCH();
+  });
+}
+
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         cudaStream_t stream) {
+  row_split::with_lanes(P, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    prolong_and_correct_kernel<T, L>
+        <<<row_split::blocks(P.rows, L), row_split::threads, 0, stream>>>(
+        P.rows, P.row_ptr.data(), P.col_idx.data(), P.values.data(), e.data(), x.data());
+    BINAMG_CHECK_LAUNCH();
+  });
+}
 
 template <typename T>
 void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
@@ -155,7 +224,12 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
                                     DeviceBuffer<T>&);                                        \
   template SolveResult vcycle_solve<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,     \
-                                       DeviceBuffer<T>&, const SolveOptions&);
+                                       DeviceBuffer<T>&, const SolveOptions&);                \
+  template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&,         \
+                                                  cudaStream_t);                              \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
+                                       DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

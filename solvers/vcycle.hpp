@@ -50,6 +50,22 @@ template <typename T>
 SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                          DeviceBuffer<T>& x, const SolveOptions& options = {});
 
+// Two fused steps of the GPU cycle from a zero guess (public so bench_vcycle can
+// time them; sizes are the caller's contract). Each is bitwise the pair of calls
+// it replaces while the SpMV runs its row-split kernel, with one vector pass less.
+
+/// x = w·d⁻¹·b (one Jacobi sweep from zero with the level's weight and inverse
+/// diagonal) and r = b − A x of it, in one pass: jacobi_from_zero(…, 1, …) + residual().
+template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r,
+                                    cudaStream_t stream = nullptr);
+
+/// x += P e in one pass: spmv(P, e) + axpy(1, ·, x).
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         cudaStream_t stream = nullptr);
+
 /// Sizes match the fine level, b and x are finite (checked on the device; the
 /// message names the first non-finite index), options make sense.
 template <typename T>

@@ -1,0 +1,63 @@
+#pragma once
+// Device side of the kernels that give each CSR row a group of L lanes, the
+// row-split SpMV's layout (a warp reads whole rows at once): smoothers, the ρ
+// estimate and the V-cycle's fused steps use it with their own epilogues.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "sparse/device_csr.hpp"
+#include "sparse/spmm_kernels.hpp"
+
+namespace binamg::row_split {
+
+constexpr int threads = 256;  // per block; L divides it, so no group straddles a warp
+
+/// The row of the calling thread's group (past the last row: whole groups leave together).
+template <int L>
+__device__ std::int64_t group_row() {
+  return (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+}
+
+/// Σ_k a_k·x_of(c_k) over [begin, end): lane l takes entries l, l+L, ... in order,
+/// then the group adds its partials in a fixed shuffle tree; lane 0 holds the
+/// sum. The same bits on every run. `Sum` is the accumulation type.
+template <typename Sum, int L, typename T, typename Gather>
+__device__ Sum row_sum(index_t begin, index_t end, const index_t* __restrict__ col_idx,
+                       const T* __restrict__ values, Gather x_of) {
+  const int lane = threadIdx.x % L;
+  Sum sum = 0;
+  for (index_t k = begin + lane; k < end; k += L) {
+    const Sum x = x_of(col_idx[k]);
+    sum += Sum(values[k]) * x;
+  }
+  if constexpr (L > 1) {
+    const unsigned first = (threadIdx.x % 32) / L * L;
+    const unsigned mask = L == 32 ? 0xffffffffu : ((1u << (L % 32)) - 1) << first;
+#pragma unroll
+    for (int offset = L / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(mask, sum, offset, L);
+  }
+  return sum;
+}
+
+/// Calls launch(std::integral_constant<int, L>{}) with the SpMV's lanes per row
+/// for A (the power of two at or above the mean row length, 2..32).
+template <typename T, typename Launch>
+void with_lanes(const DeviceCsr<T>& A, Launch&& launch) {
+  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
+    case 2: return launch(std::integral_constant<int, 2>{});
+    case 4: return launch(std::integral_constant<int, 4>{});
+    case 8: return launch(std::integral_constant<int, 8>{});
+    case 16: return launch(std::integral_constant<int, 16>{});
+    default: return launch(std::integral_constant<int, 32>{});
+  }
+}
+
+/// Blocks for a group of L lanes per row.
+inline unsigned blocks(index_t rows, int lanes) {
+  return static_cast<unsigned>((std::int64_t(rows) * lanes + threads - 1) / threads);
+}
+
+}  // namespace binamg::row_split
