@@ -64,6 +64,15 @@ void pool_reset_peak() {
                                             cudaMemPoolAttrUsedMemHigh, &zero));
 }
 
+std::size_t pool_peak_extra_bytes(const std::function<void()>& work) {
+  BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::size_t before = pool_bytes_in_use();
+  pool_reset_peak();
+  work();
+  BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+  return pool_peak_bytes() - before;
+}
+
 void pool_trim() {
   BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
   BINAMG_CUDA_CHECK(cudaMemPoolTrimTo(current_pool(), 0));

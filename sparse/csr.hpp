@@ -45,6 +45,13 @@ void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string&
 template <typename T>
 std::vector<T> diagonal(const CsrMatrix<T>& matrix);
 
+/// Largest entrywise |a - b| / max(|a|, |b|) (0 where both are 0) of two
+/// matrices with the same sparsity pattern, e.g. one product computed in two
+/// orders. Throws InvalidInput naming `what` if the shapes or patterns differ.
+template <typename T>
+double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
+                               const std::string& what);
+
 /// Converts precision (double -> float for a float solve, and back).
 template <typename To, typename From>
 CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {
