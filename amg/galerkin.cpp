@@ -1,5 +1,6 @@
 #include "amg/galerkin.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "spgemm/spgemm.hpp"
@@ -28,6 +29,18 @@ CsrMatrix<T> galerkin_product(const CsrMatrix<T>& A, const CsrMatrix<T>& P,
 }
 
 template <typename T>
+CsrMatrix<double> galerkin_magnitude(const CsrMatrix<T>& A, const CsrMatrix<T>& P,
+                                     const CsrMatrix<T>& R) {
+  require_galerkin_shapes(A, P, R, "galerkin_magnitude");
+  auto magnitude = [](const CsrMatrix<T>& M) {
+    CsrMatrix<double> result = convert_values<double>(M);
+    for (double& v : result.values) v = std::abs(v);
+    return result;
+  };
+  return galerkin_product(magnitude(A), magnitude(P), magnitude(R), GalerkinOrdering::ptap_right);
+}
+
+template <typename T>
 GalerkinCost galerkin_cost(const CsrMatrix<T>& A, const CsrMatrix<T>& P, const CsrMatrix<T>& R,
                            GalerkinOrdering ordering) {
   require_galerkin_shapes(A, P, R, "galerkin_cost");
@@ -49,6 +62,8 @@ GalerkinCost galerkin_cost(const CsrMatrix<T>& A, const CsrMatrix<T>& P, const C
 #define BINAMG_INSTANTIATE(T)                                                                \
   template CsrMatrix<T> galerkin_product<T>(const CsrMatrix<T>&, const CsrMatrix<T>&,        \
                                             const CsrMatrix<T>&, GalerkinOrdering);          \
+  template CsrMatrix<double> galerkin_magnitude<T>(const CsrMatrix<T>&, const CsrMatrix<T>&, \
+                                                   const CsrMatrix<T>&);                      \
   template GalerkinCost galerkin_cost<T>(const CsrMatrix<T>&, const CsrMatrix<T>&,           \
                                          const CsrMatrix<T>&, GalerkinOrdering);
 BINAMG_INSTANTIATE(float)

@@ -21,6 +21,13 @@ DeviceCsr<T> galerkin_product(const DeviceCsr<T>& A, const DeviceCsr<T>& P,
                               const DeviceCsr<T>& R, GalerkinOrdering ordering,
                               cudaStream_t stream = nullptr);
 
+/// |R|·|A|·|P| in double: entry (i, j) is the sum of the magnitudes of all the
+/// products that form A_c(i, j), the scale of its rounding error in either
+/// ordering (see max_relative_difference). Same pattern as A_c.
+template <typename T>
+CsrMatrix<double> galerkin_magnitude(const CsrMatrix<T>& A, const CsrMatrix<T>& P,
+                                     const CsrMatrix<T>& R);
+
 /// What one ordering costs, the figures that decide between them: scalar
 /// products (multiply-adds) of the first and the second SpGEMM, and the nnz of
 /// the intermediate (R·A for ptap_left, A·P for ptap_right) and of A_c.

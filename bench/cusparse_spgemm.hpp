@@ -106,11 +106,16 @@ DeviceCsr<T> cusparse_spgemm(cusparseHandle_t handle, const DeviceCsr<T>& A,
 }
 
 /// Entry-by-entry check: same pattern (cuSPARSE rows sorted here if needed),
-/// values within `tolerance` relative to the larger magnitude. Returns a
-/// description of the first difference, or "" when they agree.
+/// values within `tolerance` relative to the larger magnitude, or to the
+/// entry's `scale` where that is larger (the sum of the |terms| of the entry,
+/// see max_relative_difference; same pattern as `ours`). Returns a description
+/// of the first difference, or "" when they agree.
 template <typename T>
-std::string compare(const CsrMatrix<T>& ours, CsrMatrix<T> peer, double tolerance) {
+std::string compare(const CsrMatrix<T>& ours, CsrMatrix<T> peer, double tolerance,
+                    const CsrMatrix<double>* scale = nullptr) {
   if (ours.rows != peer.rows || ours.cols != peer.cols) return "shapes differ";
+  if (scale != nullptr && (scale->row_ptr != ours.row_ptr || scale->col_idx != ours.col_idx))
+    return "the scale does not have our result's pattern";
   if (ours.row_ptr != peer.row_ptr) return "row offsets differ";
   for (index_t row = 0; row < peer.rows; ++row) {
     const index_t begin = peer.row_ptr[row], end = peer.row_ptr[row + 1];
@@ -127,7 +132,9 @@ std::string compare(const CsrMatrix<T>& ours, CsrMatrix<T> peer, double toleranc
     for (index_t k = begin; k < end; ++k) {
       if (ours.col_idx[k] != peer.col_idx[k]) return "columns differ in row " + std::to_string(row);
       const double x = ours.values[k], y = peer.values[k];
-      if (std::abs(x - y) > tolerance * std::max(std::abs(x), std::abs(y)))
+      const double magnitude =
+          std::max({std::abs(x), std::abs(y), scale != nullptr ? scale->values[k] : 0.0});
+      if (std::abs(x - y) > tolerance * magnitude)
         return "value differs in row " + std::to_string(row) + ": " + std::to_string(x) +
                " vs " + std::to_string(y);
     }

@@ -164,15 +164,50 @@ TYPED_TEST(Galerkin, CostOfBothOrderingsIsEqualForSymmetricA) {
   EXPECT_THROW(galerkin_cost(ops.A, ops.R, ops.P, GalerkinOrdering::ptap_left), InvalidInput);
 }
 
+TYPED_TEST(Galerkin, MagnitudeIsTheDenseProductOfAbsoluteValues) {
+  using T = TypeParam;
+  const auto ops = operators<T>(Stencil::poisson2d_9, 10);
+  const CsrMatrix<double> magnitude = galerkin_magnitude(ops.A, ops.P, ops.R);
+  const auto Ac = galerkin_product(ops.A, ops.P, ops.R, GalerkinOrdering::ptap_left);
+  EXPECT_EQ(magnitude.row_ptr, Ac.row_ptr);
+  EXPECT_EQ(magnitude.col_idx, Ac.col_idx);
+  auto absolute = [](const CsrMatrix<T>& M) {
+    std::vector<double> dense = testing::to_dense(M);
+    for (double& v : dense) v = std::abs(v);
+    return dense;
+  };
+  const index_t n = ops.A.rows, m = ops.P.cols;
+  const auto expected = testing::dense_multiply(
+      testing::dense_multiply(absolute(ops.R), absolute(ops.A), m, n, n), absolute(ops.P), m, n,
+      m);
+  const auto dense = testing::to_dense(magnitude);
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    ASSERT_NEAR(dense[k], expected[k], 1e-13 * scale(expected)) << "dense index " << k;
+}
+
 TYPED_TEST(Galerkin, MaxRelativeDifferenceOfTheTwoOrderings) {
   using T = TypeParam;
   const auto ops = operators<T>(Stencil::poisson2d_5, 12);
   const auto left = galerkin_product(ops.A, ops.P, ops.R, GalerkinOrdering::ptap_left);
   auto right = galerkin_product(ops.A, ops.P, ops.R, GalerkinOrdering::ptap_right);
+  const CsrMatrix<double> magnitude = galerkin_magnitude(ops.A, ops.P, ops.R);
   EXPECT_EQ(max_relative_difference(left, left, "same"), 0.0);
-  EXPECT_LE(max_relative_difference(left, right, "orders"), 100 * tolerance<T>());
+  const double scaled = max_relative_difference(left, right, "orders", &magnitude);
+  EXPECT_LE(scaled, max_relative_difference(left, right, "orders"));
+  EXPECT_LE(scaled, tolerance<T>());
   right.values[3] = left.values[3] * T(1.25);  // |x - 1.25x| / |1.25x| = 0.2
   EXPECT_NEAR(max_relative_difference(left, right, "perturbed"), 0.2, 1e-6);
+  // An entry whose terms cancelled to 0 in one result and to 1e-3 in the other:
+  // wholly different relative to itself, 1e-3 relative to terms of magnitude 1.
+  CsrMatrix<double> unit = magnitude;
+  unit.values.assign(unit.values.size(), 1.0);
+  CsrMatrix<T> cancelled = left, rounded = left;
+  cancelled.values[5] = T(0);
+  rounded.values[5] = T(1e-3);
+  EXPECT_EQ(max_relative_difference(cancelled, rounded, "cancelled"), 1.0);
+  EXPECT_NEAR(max_relative_difference(cancelled, rounded, "cancelled", &unit), 1e-3, 1e-9);
+  unit.col_idx[0] += 1;
+  EXPECT_THROW(max_relative_difference(left, right, "scale pattern", &unit), InvalidInput);
   right.col_idx.pop_back();
   right.values.pop_back();
   right.row_ptr.back() -= 1;
