@@ -70,7 +70,10 @@ std::size_t pool_peak_extra_bytes(const std::function<void()>& work) {
   pool_reset_peak();
   work();
   BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
-  return pool_peak_bytes() - before;
+  // A reset watermark may read 0 until the next allocation: work that
+  // allocated nothing needed nothing extra.
+  const std::size_t peak = pool_peak_bytes();
+  return peak > before ? peak - before : 0;
 }
 
 void pool_trim() {
