@@ -64,6 +64,18 @@ void pool_reset_peak() {
                                             cudaMemPoolAttrUsedMemHigh, &zero));
 }
 
+std::size_t pool_peak_extra_bytes(const std::function<void()>& work) {
+  BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::size_t before = pool_bytes_in_use();
+  pool_reset_peak();
+  work();
+  BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+  // A reset watermark may read 0 until the next allocation: work that
+  // allocated nothing needed nothing extra.
+  const std::size_t peak = pool_peak_bytes();
+  return peak > before ? peak - before : 0;
+}
+
 void pool_trim() {
   BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
   BINAMG_CUDA_CHECK(cudaMemPoolTrimTo(current_pool(), 0));

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 
 namespace binamg {
 
@@ -17,6 +18,10 @@ void pool_free(void* pointer, cudaStream_t stream) noexcept;
 std::size_t pool_bytes_in_use();
 std::size_t pool_peak_bytes();
 void pool_reset_peak();
+
+/// Peak pool bytes `work` needs beyond those in use when it starts (its inputs):
+/// synchronizes the device before and after, resets the peak.
+std::size_t pool_peak_extra_bytes(const std::function<void()>& work);
 
 /// Returns the memory the pool keeps to the driver (after a synchronize).
 void pool_trim();

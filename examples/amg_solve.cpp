@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -15,6 +13,7 @@
 #include "amg/parameters.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "examples/cli.hpp"
 #include "problems/poisson.hpp"
 #include "solvers/pcg.hpp"
 #include "solvers/vcycle.hpp"
@@ -25,6 +24,7 @@
 namespace {
 
 using namespace binamg;
+using cli::parse_number;
 
 const char* usage_text = R"(usage: amg_solve (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
 
@@ -65,43 +65,16 @@ struct Options {
   bool aggregation_given = false;  // else the device picks (see --help)
 };
 
-/// Parses a whole-string number or throws naming the option.
-template <typename Number>
-Number parse_number(const std::string& option, const std::string& text) {
-  std::istringstream stream(text);
-  Number value{};
-  stream >> value;
-  require(stream && stream.eof(), "option " + option + " expects a number, got '" + text + "'");
-  return value;
-}
-
 Options parse_arguments(int argc, char** argv) {
   Options options;
-  std::map<std::string, std::string> values;
-  const std::vector<std::string> takes_value = {
-      "--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
-      "--device", "--precision", "--aggregation", "--ordering", "--strength",
-      "--max-coarse", "--max-levels", "--sweeps", "--repeat"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage_text;
-      std::exit(0);
-    }
-    if (arg == "--json") {
-      options.json = true;
-      continue;
-    }
-    bool known = false;
-    for (const auto& name : takes_value) known = known || name == arg;
-    require(known, "unknown option '" + arg + "' (see --help)");
-    require(i + 1 < argc, "option " + arg + " needs a value");
-    values[arg] = argv[++i];
-  }
-  auto get = [&](const char* name) -> const std::string* {
-    auto it = values.find(name);
-    return it == values.end() ? nullptr : &it->second;
-  };
+  const cli::Arguments arguments = cli::parse_arguments(
+      argc, argv,
+      {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
+       "--device", "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse",
+       "--max-levels", "--sweeps", "--repeat"},
+      usage_text);
+  options.json = arguments.json;
+  auto get = [&](const char* name) { return arguments.get(name); };
   if (auto v = get("--problem")) options.problem = *v;
   if (auto v = get("--matrix")) options.matrix = *v;
   if (auto v = get("--rhs")) options.rhs = *v;
@@ -149,17 +122,6 @@ Options parse_arguments(int argc, char** argv) {
   require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
           "--strength must lie in [0, 1)");
   return options;
-}
-
-/// The device that runs the solve: auto is the GPU when one is usable; an
-/// explicit gpu without one is refused rather than silently run elsewhere.
-Device choose_device(const std::string& requested) {
-  if (requested == "auto") return gpu_available() ? Device::gpu : Device::cpu;
-  const Device device = parse_device(requested);
-  if (device == Device::gpu && !gpu_available())
-    throw InvalidInput("--device gpu: no usable CUDA GPU (" + gpu_description() +
-                       "); use --device cpu (or auto)");
-  return device;
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -357,7 +319,7 @@ int run(const Options& options, Device device) {
 int main(int argc, char** argv) {
   try {
     Options options = parse_arguments(argc, argv);
-    const Device device = choose_device(options.device);
+    const Device device = cli::choose_device(options.device);
     if (!options.aggregation_given && device == Device::gpu)
       options.amg.aggregation = AggregationMethod::mis2;
     return options.precision == "float" ? run<float>(options, device)

@@ -1,5 +1,6 @@
 #include "sparse/csr.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace binamg {
@@ -87,12 +88,42 @@ std::vector<T> diagonal(const CsrMatrix<T>& matrix) {
   return diag;
 }
 
+template <typename T>
+double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
+                               const std::string& what, const CsrMatrix<double>* scale) {
+  require(a.rows == b.rows && a.cols == b.cols,
+          what + ": shapes differ (" + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+              " vs " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + ")");
+  for (index_t row = 0; row < a.rows; ++row)
+    require(a.row_ptr[row + 1] == b.row_ptr[row + 1],
+            what + ": sparsity patterns differ (row " + std::to_string(row) + " has " +
+                std::to_string(a.row_length(row)) + " vs " + std::to_string(b.row_length(row)) +
+                " entries)");
+  require(scale == nullptr ||
+              (scale->row_ptr == a.row_ptr && scale->col_idx == a.col_idx),
+          what + ": the scale matrix does not have the pattern of the matrices compared");
+  double largest = 0;
+  for (index_t row = 0; row < a.rows; ++row)
+    for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
+      require(a.col_idx[k] == b.col_idx[k],
+              what + ": sparsity patterns differ (row " + std::to_string(row) + ", column " +
+                  std::to_string(a.col_idx[k]) + " vs " + std::to_string(b.col_idx[k]) + ")");
+      const double x = a.values[k], y = b.values[k];
+      const double magnitude = std::max({std::abs(x), std::abs(y),
+                                         scale != nullptr ? scale->values[k] : 0.0});
+      if (magnitude > 0) largest = std::max(largest, std::abs(x - y) / magnitude);
+    }
+  return largest;
+}
+
 #define BINAMG_INSTANTIATE(T)                                                      \
   template CsrMatrix<T> zero_matrix<T>(index_t, index_t);                          \
   template CsrMatrix<T> identity_matrix<T>(index_t);                               \
   template void validate<T>(const CsrMatrix<T>&, const std::string&);              \
   template void require_square_with_diagonal<T>(const CsrMatrix<T>&, const std::string&); \
-  template std::vector<T> diagonal<T>(const CsrMatrix<T>&);
+  template std::vector<T> diagonal<T>(const CsrMatrix<T>&);                        \
+  template double max_relative_difference<T>(const CsrMatrix<T>&, const CsrMatrix<T>&,   \
+                                             const std::string&, const CsrMatrix<double>*);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

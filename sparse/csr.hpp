@@ -45,6 +45,18 @@ void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string&
 template <typename T>
 std::vector<T> diagonal(const CsrMatrix<T>& matrix);
 
+/// Largest entrywise |a - b| / max(|a|, |b|, scale) of two matrices with the
+/// same sparsity pattern (0 where that is 0), e.g. one product computed in two
+/// orders. `scale`, when given, has the same pattern and holds each entry's
+/// magnitude of rounding: the sum of the |terms| that formed it. With it an
+/// entry whose terms cancel is judged against its terms, whose rounding it
+/// carries, not against its own tiny value. Throws InvalidInput naming `what`
+/// if the shapes or patterns differ.
+template <typename T>
+double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
+                               const std::string& what,
+                               const CsrMatrix<double>* scale = nullptr);
+
 /// Converts precision (double -> float for a float solve, and back).
 template <typename To, typename From>
 CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {

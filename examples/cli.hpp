@@ -1,0 +1,73 @@
+#pragma once
+// Command-line helpers the example programs share.
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+
+namespace binamg::cli {
+
+/// `--name value` options and `--flag`s as given on the command line.
+struct Arguments {
+  std::map<std::string, std::string> values;
+  bool json = false;  // --json
+
+  /// The value of `name`, or nullptr when it was not given.
+  const std::string* get(const std::string& name) const {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+/// Reads argv: --help/-h prints `usage` and exits 0; --json is the one flag;
+/// every other argument must be one of `takes_value` followed by its value,
+/// else InvalidInput names it.
+inline Arguments parse_arguments(int argc, char** argv, const std::vector<std::string>& takes_value,
+                                 const char* usage) {
+  Arguments arguments;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage;
+      std::exit(0);
+    }
+    if (arg == "--json") {
+      arguments.json = true;
+      continue;
+    }
+    bool known = false;
+    for (const auto& name : takes_value) known = known || name == arg;
+    require(known, "unknown option '" + arg + "' (see --help)");
+    require(i + 1 < argc, "option " + arg + " needs a value");
+    arguments.values[arg] = argv[++i];
+  }
+  return arguments;
+}
+
+/// Parses a whole-string number or throws naming the option.
+template <typename Number>
+Number parse_number(const std::string& option, const std::string& text) {
+  std::istringstream stream(text);
+  Number value{};
+  stream >> value;
+  require(stream && stream.eof(), "option " + option + " expects a number, got '" + text + "'");
+  return value;
+}
+
+/// The device that runs the work: auto is the GPU when one is usable; an
+/// explicit gpu without one is refused rather than silently run elsewhere.
+inline Device choose_device(const std::string& requested) {
+  if (requested == "auto") return gpu_available() ? Device::gpu : Device::cpu;
+  const Device device = parse_device(requested);
+  if (device == Device::gpu && !gpu_available())
+    throw InvalidInput("--device gpu: no usable CUDA GPU (" + gpu_description() +
+                       "); use --device cpu (or auto)");
+  return device;
+}
+
+}  // namespace binamg::cli
