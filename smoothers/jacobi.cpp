@@ -10,26 +10,47 @@ namespace binamg {
 template <typename T>
 void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
             const std::vector<T>& b, std::vector<T>& x, int sweeps, std::vector<T>& scratch) {
-  for (int sweep = 0; sweep < sweeps; ++sweep) {
-    residual(A, x, b, scratch);
-#pragma omp parallel for schedule(static)
-    for (index_t row = 0; row < A.rows; ++row)
-      x[row] += weight * inverse_diagonal[row] * scratch[row];
-  }
+  jacobi(A, inverse_diagonal, weight, b, x, 1, sweeps, scratch);
 }
 
 template <typename T>
 void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
                       const std::vector<T>& b, std::vector<T>& x, int sweeps,
                       std::vector<T>& scratch) {
-  x.resize(A.rows);
+  jacobi_from_zero(A, inverse_diagonal, weight, b, x, 1, sweeps, scratch);
+}
+
+template <typename T>
+void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+            const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+            std::vector<T>& scratch) {
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    residual(A, x, b, k, scratch);
+#pragma omp parallel for schedule(static)
+    for (index_t row = 0; row < A.rows; ++row)
+      for (index_t j = 0; j < k; ++j) {
+        const std::size_t e = static_cast<std::size_t>(row) * k + j;
+        x[e] += weight * inverse_diagonal[row] * scratch[e];
+      }
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+                      std::vector<T>& scratch) {
+  x.resize(static_cast<std::size_t>(A.rows) * k);
   if (sweeps == 0) {
     std::fill(x.begin(), x.end(), T(0));
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (index_t row = 0; row < A.rows; ++row) x[row] = weight * inverse_diagonal[row] * b[row];
-  jacobi(A, inverse_diagonal, weight, b, x, sweeps - 1, scratch);
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t j = 0; j < k; ++j) {
+      const std::size_t e = static_cast<std::size_t>(row) * k + j;
+      x[e] = weight * inverse_diagonal[row] * b[e];
+    }
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch);
 }
 
 template <typename T>
@@ -49,6 +70,11 @@ std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
                           std::vector<T>&, int, std::vector<T>&);                           \
   template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
                                     const std::vector<T>&, std::vector<T>&, int,            \
+                                    std::vector<T>&);                                       \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
+                          std::vector<T>&, index_t, int, std::vector<T>&);                  \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
+                                    const std::vector<T>&, std::vector<T>&, index_t, int,   \
                                     std::vector<T>&);                                       \
   template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);
 BINAMG_INSTANTIATE(float)

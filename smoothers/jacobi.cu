@@ -4,6 +4,7 @@
 
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
+#include "sparse/block_row_split.cuh"
 #include "sparse/row_split.cuh"
 
 namespace binamg {
@@ -47,6 +48,30 @@ __global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T we
   if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
 }
 
+// The block sweep's epilogue: X_new(row, c) = X(row, c) + (w·d⁻¹[row])·(B(row, c) −
+// the row's sum), the vector sweep's expression per column.
+template <typename T>
+struct JacobiEntry {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  const T* __restrict__ x;
+  T* __restrict__ x_new;
+  index_t k;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * k + c;
+    x_new[e] = x[e] + weight * inverse_diagonal[row] * (b[e] - sum);
+  }
+};
+
+// One thread per entry of a row-major block: x = w·d⁻¹·b, the first sweep from zero.
+template <typename T>
+__global__ void jacobi_first_block_sweep(std::int64_t entries, index_t k,
+                                         const T* inverse_diagonal, T weight, const T* b, T* x) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < entries) x[e] = weight * inverse_diagonal[e / k] * b[e];
+}
+
 // One thread per row: writes 1/a_ii, or lowers *first_bad to the row when a_ii == 0
 // (the smallest bad row wins, so the message is deterministic).
 template <typename T>
@@ -86,6 +111,37 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
 }
 
 template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+            DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (k == 1) return jacobi(A, inverse_diagonal, weight, b, x, sweeps, scratch, stream);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    block_row_split::launch(
+        A, k, block_row_split::BlockEntry<T>{x.data(), k},
+        JacobiEntry<T>{inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), k},
+        stream);
+    x.swap(scratch);
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (k == 1) return jacobi_from_zero(A, inverse_diagonal, weight, b, x, sweeps, scratch, stream);
+  const std::int64_t entries = std::int64_t(A.rows) * k;
+  if (entries == 0) return;
+  if (sweeps == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * entries, stream));
+    return;
+  }
+  jacobi_first_block_sweep<<<blocks_for(entries, jacobi_threads), jacobi_threads, 0, stream>>>(
+      entries, k, inverse_diagonal.data(), weight, b.data(), x.data());
+  BINAMG_CHECK_LAUNCH();
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
+}
+
+template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   require(A.rows == A.cols, "inverse_diagonal: the matrix is not square (" +
                                 std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
@@ -115,6 +171,12 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t strea
                           cudaStream_t);                                                    \
   template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
                                     const DeviceBuffer<T>&, DeviceBuffer<T>&, int,          \
+                                    DeviceBuffer<T>&, cudaStream_t);                        \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
+                          const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int,           \
+                          DeviceBuffer<T>&, cudaStream_t);                                  \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int, \
                                     DeviceBuffer<T>&, cudaStream_t);                        \
   template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);          \
   template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);

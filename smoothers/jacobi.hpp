@@ -22,6 +22,19 @@ void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diago
                       const std::vector<T>& b, std::vector<T>& x, int sweeps,
                       std::vector<T>& scratch);
 
+/// The same sweeps on k right-hand sides stored row-major (b, x and scratch hold
+/// A.rows × k entries, entry (i, j) at [i·k + j]): column j is bitwise jacobi() on
+/// column j.
+template <typename T>
+void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+            const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+            std::vector<T>& scratch);
+
+template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+                      std::vector<T>& scratch);
+
 /// 1/a_ii for every row; throws InvalidInput naming the row if a diagonal is zero.
 template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A);
@@ -38,6 +51,18 @@ void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T we
 template <typename T>
 void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
                       const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
+
+/// Block twins: k right-hand sides stored row-major (A.rows × k entries each); a
+/// sweep is the row-split SpMM with the Jacobi update as its epilogue.
+template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+            DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
                       DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
 
 /// 1/a_ii on the GPU; throws InvalidInput naming the first row whose diagonal is zero.

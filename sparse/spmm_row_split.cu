@@ -5,68 +5,21 @@
 // reading the matching row of X contiguously across the group.
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
+#include "sparse/block_row_split.cuh"
 #include "sparse/spmm_kernels.hpp"
 
 namespace binamg::spmm_detail {
 namespace {
 
-/// The lanes of this thread's aligned group of L inside its warp.
-template <int L>
-__device__ unsigned group_mask() {
-  if constexpr (L == 32) {
-    return 0xffffffffu;
-  } else {
-    const unsigned first = (threadIdx.x % 32) / L * L;
-    return ((1u << L) - 1u) << first;
-  }
-}
+using block_row_split::group_mask;
 
-// Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
-// the pass over columns [64·y, 64·y + 64) of Y, lane l owning columns
-// pass_base + l + r·L for r < R. Invariant: each Y entry is written once, by
-// its lane, as the sum over the row's nonzeros in increasing position.
-// Exact: k is a multiple of L·R, so no column needs a bounds check.
-template <typename T, int L, int R, bool Exact>
-__global__ void __launch_bounds__(SpmmPolicy::threads)
-    row_split_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
-                     const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                     const T* __restrict__ X, T* __restrict__ Y) {
-  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
-  if (row >= rows) return;  // whole groups leave together: rows are per group
-  const int lane = threadIdx.x % L;
-  const unsigned mask = group_mask<L>();
-  const index_t first_column = blockIdx.y * SpmmPolicy::columns_per_pass + lane;
-
-  T sum[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) sum[r] = T(0);
-  const index_t begin = row_ptr[row], end = row_ptr[row + 1];
-  for (index_t base = begin; base < end; base += L) {
-    index_t my_column = 0;
-    T my_value = T(0);
-    if (base + lane < end) {
-      my_column = col_idx[base + lane];
-      my_value = values[base + lane];
-    }
-    const int count = min(L, end - base);
-    for (int t = 0; t < count; ++t) {
-      const index_t column = __shfl_sync(mask, my_column, t, L);
-      const T a = __shfl_sync(mask, my_value, t, L);
-      const T* x = X + std::int64_t(column) * k;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const index_t c = first_column + r * L;
-        if (Exact || c < k) sum[r] += a * x[c];
-      }
-    }
-  }
-  T* y = Y + row * k;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const index_t c = first_column + r * L;
-    if (Exact || c < k) y[c] = sum[r];
-  }
-}
+// The SpMM's epilogue: Y(row, c) = the row's sum.
+template <typename T>
+struct StoreEntry {
+  T* __restrict__ Y;
+  index_t k;
+  __device__ void operator()(index_t row, index_t c, T sum) const { Y[std::int64_t(row) * k + c] = sum; }
+};
 
 // Threads: a group of L lanes per row. Lane l sums the row's nonzeros at
 // positions l, l+L, ... in order, then the group adds the L partial sums in a
@@ -88,25 +41,6 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 #pragma unroll
   for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, L);
   if (lane == 0) y[row] = Residual ? b[row] - sum : sum;
-}
-
-template <typename T, int L, int R, bool Exact>
-void launch_row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
-  const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads),
-                  static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /
-                                        SpmmPolicy::columns_per_pass));
-  row_split_kernel<T, L, R, Exact><<<grid, SpmmPolicy::threads, 0, stream>>>(
-      A.rows, k, A.row_ptr.data(), A.col_idx.data(), A.values.data(), X, Y);
-  BINAMG_CHECK_LAUNCH();
-}
-
-template <typename T, int L, int R>
-void launch_row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
-  // Exact needs every pass full: k = L·R (one pass) or a multiple of 64.
-  if (k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0))
-    launch_row_split<T, L, R, true>(A, X, k, Y, stream);
-  else
-    launch_row_split<T, L, R, false>(A, X, k, Y, stream);
 }
 
 template <typename T, int L, bool Residual>
@@ -143,16 +77,8 @@ template <typename T>
 void row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
   if (A.rows == 0) return;
   if (k == 1) return row_split_vector<T>(A, X, nullptr, Y, stream);
-  // Fast paths by k (8, 32, 64 run with Exact); beyond 64, passes of 64 columns.
-  switch (lanes_for_columns(k)) {
-    case 2: return launch_row_split<T, 2, 1>(A, X, k, Y, stream);
-    case 4: return launch_row_split<T, 4, 1>(A, X, k, Y, stream);
-    case 8: return launch_row_split<T, 8, 1>(A, X, k, Y, stream);
-    case 16: return launch_row_split<T, 16, 1>(A, X, k, Y, stream);
-    default:
-      if (k <= 32) return launch_row_split<T, 32, 1>(A, X, k, Y, stream);
-      return launch_row_split<T, 32, 2>(A, X, k, Y, stream);
-  }
+  block_row_split::launch(A, k, block_row_split::BlockEntry<T>{X, k}, StoreEntry<T>{Y, k},
+                          stream);
 }
 
 #define BINAMG_INSTANTIATE(T)                                                              \

@@ -1,8 +1,10 @@
 // GPU y = A x and r = b - A x: SpMM with k = 1, the kernel picked by the same
 // heuristic; the residual is fused into the row-split kernel, and one extra
-// pass after the merge-based one.
+// pass after the merge-based one. The block residual of k right-hand sides is
+// the row-split SpMM with a residual epilogue.
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
+#include "sparse/block_row_split.cuh"
 #include "sparse/spmm_kernels.hpp"
 #include "sparse/spmv.hpp"
 
@@ -15,6 +17,18 @@ __global__ void subtract_from(index_t rows, const T* __restrict__ b, T* __restri
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row < rows) r[row] = b[row] - r[row];
 }
+
+// The block residual's epilogue: R(row, c) = B(row, c) − the row's sum.
+template <typename T>
+struct ResidualEntry {
+  const T* __restrict__ B;
+  T* __restrict__ R;
+  index_t k;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * k + c;
+    R[e] = B[e] - sum;
+  }
+};
 
 }  // namespace
 
@@ -39,11 +53,26 @@ void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r, cudaStream_t 
   BINAMG_CHECK_LAUNCH();
 }
 
+template <typename T>
+void residual(const DeviceCsr<T>& A, const T* X, const T* B, index_t k, T* R,
+              cudaStream_t stream) {
+  if (k == 1) return residual(A, X, B, R, stream);
+  spmm_detail::check_arguments(A, X, k, R, "residual");
+  require(A.rows == 0 || B != nullptr, "residual: B is null");
+  require(A.rows == 0 || (R != B && R != X), "residual: R must not alias X or B");
+  block_row_split::launch(A, k, block_row_split::BlockEntry<T>{X, k}, ResidualEntry<T>{B, R, k},
+                          stream);
+}
+
 template void spmv<float>(const DeviceCsr<float>&, const float*, float*, cudaStream_t);
 template void spmv<double>(const DeviceCsr<double>&, const double*, double*, cudaStream_t);
 template void residual<float>(const DeviceCsr<float>&, const float*, const float*, float*,
                               cudaStream_t);
 template void residual<double>(const DeviceCsr<double>&, const double*, const double*, double*,
                                cudaStream_t);
+template void residual<float>(const DeviceCsr<float>&, const float*, const float*, index_t, float*,
+                              cudaStream_t);
+template void residual<double>(const DeviceCsr<double>&, const double*, const double*, index_t,
+                               double*, cudaStream_t);
 
 }  // namespace binamg

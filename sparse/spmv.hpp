@@ -19,6 +19,12 @@ template <typename T>
 void residual(const CsrMatrix<T>& A, const std::vector<T>& x, const std::vector<T>& b,
               std::vector<T>& r);
 
+/// R = B − A X for k right-hand sides stored row-major (R resized), column j
+/// bitwise residual() of column j.
+template <typename T>
+void residual(const CsrMatrix<T>& A, const std::vector<T>& X, const std::vector<T>& B, index_t k,
+              std::vector<T>& R);
+
 /// Y = A X for k right-hand sides stored row-major: X is A.cols×k, Y is A.rows×k,
 /// entry (i, j) at [i*k + j].
 template <typename T>
@@ -59,6 +65,12 @@ void spmv(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream = nullptr
 /// r = b - A x; r must not alias x or b.
 template <typename T>
 void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r,
+              cudaStream_t stream = nullptr);
+
+/// R = B − A X for k row-major right-hand sides in one row-split pass; R must not
+/// alias X or B.
+template <typename T>
+void residual(const DeviceCsr<T>& A, const T* X, const T* B, index_t k, T* R,
               cudaStream_t stream = nullptr);
 
 }  // namespace binamg
