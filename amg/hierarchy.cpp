@@ -100,19 +100,27 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
   h.coarse_matrix = std::move(current);
   clock.lap(h.timings.coarse_factor_ms);
 
+  h.workspace = cycle_workspace(h, 1);
+  return h;
+}
+
+template <typename T>
+CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& h, index_t k) {
+  require(k > 0, "cycle_workspace: the number of right-hand sides must be positive");
   const std::size_t count = h.num_levels();
-  h.workspace.residual.resize(count);
-  h.workspace.rhs.resize(count);
-  h.workspace.solution.resize(count);
+  CycleWorkspace<T> work;
+  work.residual.resize(count);
+  work.rhs.resize(count);
+  work.solution.resize(count);
   for (std::size_t l = 0; l < count; ++l) {
-    const std::size_t rows = h.matrix(static_cast<index_t>(l)).rows;
-    if (l < h.levels.size()) h.workspace.residual[l].resize(rows);
+    const std::size_t entries = std::size_t(h.matrix(static_cast<index_t>(l)).rows) * k;
+    if (l < h.levels.size()) work.residual[l].resize(entries);
     if (l > 0) {
-      h.workspace.rhs[l].resize(rows);
-      h.workspace.solution[l].resize(rows);
+      work.rhs[l].resize(entries);
+      work.solution[l].resize(entries);
     }
   }
-  return h;
+  return work;
 }
 
 template <typename T>
@@ -122,6 +130,7 @@ std::string describe(const Hierarchy<T>& h) {
 
 #define BINAMG_INSTANTIATE(T)                                                    \
   template class Hierarchy<T>;                                                   \
+  template CycleWorkspace<T> cycle_workspace<T>(const Hierarchy<T>&, index_t);   \
   template Hierarchy<T> build_hierarchy<T>(const CsrMatrix<T>&, const AmgParameters&); \
   template std::string describe<T>(const Hierarchy<T>&);
 BINAMG_INSTANTIATE(float)

@@ -153,20 +153,28 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
   h.coarse_matrix = std::move(current);
   clock.lap(h.timings.coarse_factor_ms);
 
+  h.workspace = cycle_workspace(h, 1);
+  return h;
+}
+
+template <typename T>
+DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) {
+  require(k > 0, "cycle_workspace: the number of right-hand sides must be positive");
   const std::size_t count = h.num_levels();
-  h.workspace.residual.resize(count);
-  h.workspace.rhs.resize(count);
-  h.workspace.solution.resize(count);
+  DeviceCycleWorkspace<T> work;
+  work.residual.resize(count);
+  work.rhs.resize(count);
+  work.solution.resize(count);
   for (std::size_t l = 0; l < count; ++l) {
-    const std::size_t rows = h.matrix(static_cast<index_t>(l)).rows;
+    const std::size_t entries = std::size_t(h.matrix(static_cast<index_t>(l)).rows) * k;
     if (l < h.levels.size())
-      h.workspace.residual[l] = DeviceBuffer<T>(rows, stream, "cycle residual");
+      work.residual[l] = DeviceBuffer<T>(entries, h.stream, "cycle residual");
     if (l > 0) {
-      h.workspace.rhs[l] = DeviceBuffer<T>(rows, stream, "cycle rhs");
-      h.workspace.solution[l] = DeviceBuffer<T>(rows, stream, "cycle solution");
+      work.rhs[l] = DeviceBuffer<T>(entries, h.stream, "cycle rhs");
+      work.solution[l] = DeviceBuffer<T>(entries, h.stream, "cycle solution");
     }
   }
-  return h;
+  return work;
 }
 
 template <typename T>
@@ -178,7 +186,8 @@ std::string describe(const DeviceHierarchy<T>& h) {
   template class DeviceHierarchy<T>;                                                  \
   template DeviceHierarchy<T> build_hierarchy<T>(const DeviceCsr<T>&,                 \
                                                  const AmgParameters&, cudaStream_t); \
-  template std::string describe<T>(const DeviceHierarchy<T>&);
+  template std::string describe<T>(const DeviceHierarchy<T>&);                       \
+  template DeviceCycleWorkspace<T> cycle_workspace<T>(const DeviceHierarchy<T>&, index_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

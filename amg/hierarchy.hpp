@@ -69,6 +69,11 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
 template <typename T>
 std::string describe(const Hierarchy<T>& hierarchy);
 
+/// Cycle scratch for k right-hand sides at once: per level, row-major blocks of
+/// rows × k (k = 1 is the hierarchy's own workspace).
+template <typename T>
+CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& hierarchy, index_t k);
+
 // ---- The GPU hierarchy: every level built and kept on the device. ----
 
 /// One fine level on the device, as Level.
@@ -116,5 +121,9 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
 /// The same table as describe(Hierarchy).
 template <typename T>
 std::string describe(const DeviceHierarchy<T>& hierarchy);
+
+/// Device cycle scratch for k right-hand sides, as cycle_workspace(Hierarchy).
+template <typename T>
+DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& hierarchy, index_t k);
 
 }  // namespace binamg

@@ -1,23 +1,28 @@
 // GPU twin of V-cycle-preconditioned conjugate gradients.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
 
 #include "solvers/pcg.hpp"
 #include "solvers/vcycle.hpp"
+#include "sparse/block_vector_ops.hpp"
 #include "sparse/spmv.hpp"
 #include "sparse/vector_ops.hpp"
 
 namespace binamg {
 namespace {
 
-void require_positive(double value, const char* what, int iteration) {
+void require_positive(double value, const char* what, int iteration,
+                      const std::string& column = "") {
   require(std::isfinite(value), std::string("pcg: ") + what + " is not finite at iteration " +
-                                    std::to_string(iteration));
+                                    std::to_string(iteration) + column);
   require(value > 0, std::string("pcg: breakdown, ") + what + " = " + std::to_string(value) +
-                         " <= 0 at iteration " + std::to_string(iteration) +
+                         " <= 0 at iteration " + std::to_string(iteration) + column +
                          " (the matrix or the V-cycle is not positive definite)");
 }
+
+std::string column_name(index_t j) { return " (right-hand side " + std::to_string(j) + ")"; }
 
 template <typename T>
 void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream) {
@@ -100,9 +105,138 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   return result;
 }
 
+template <typename T>
+BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                     index_t k, const SolveOptions& options) {
+  if (k == 1) {  // the vector iteration, with its fused kernels
+    BlockSolveResult single;
+    single.columns = {pcg(h, b, x, options)};
+    single.solve_ms = single.columns[0].solve_ms;
+    return single;
+  }
+  validate_solve_inputs(h, b, x, k, options, "pcg");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  const index_t n = A.rows;
+  const std::size_t entries = std::size_t(n) * k;
+  BlockSolveResult result;
+  result.columns.resize(k);
+
+  // Every buffer of the iteration is allocated here, none inside the loop. The
+  // per-column scalars sit in one device array read back at once: pq, rr, then
+  // r'z in two slots (the iteration uses one while the next is formed).
+  DeviceBuffer<T> r(entries, stream, "block pcg r"), z(entries, stream, "block pcg z"),
+      p(entries, stream, "block pcg p"), q(entries, stream, "block pcg q");
+  DeviceBuffer<T> scratch(block_reduction_scratch_size(n, k), stream, "block pcg scratch");
+  DeviceBuffer<T> device_scalars(std::size_t(4) * k, stream, "block pcg scalars");
+  T* const pq = device_scalars.data();
+  T* const rr = pq + k;
+  T* const rz[2] = {pq + 2 * k, pq + 3 * k};
+  std::vector<T> host(std::size_t(4) * k);
+  auto read_scalars = [&] {  // the one synchronisation of an iteration
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host.data(), device_scalars.data(), sizeof(T) * host.size(),
+                                      cudaMemcpyDeviceToHost, stream));
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  auto host_scalar = [&](const T* device, index_t j) { return host[(device - pq) + j]; };
+  std::vector<int> active(k, 0);
+  DeviceBuffer<int> device_active(k, stream, "block pcg active columns");
+  auto upload_active = [&] {
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(device_active.data(), active.data(), sizeof(int) * k,
+                                      cudaMemcpyHostToDevice, stream));
+  };
+
+  std::vector<double> b_norm(k);
+  column_dots(b, b, k, rr, scratch, stream);
+  read_scalars();
+  for (index_t j = 0; j < k; ++j) b_norm[j] = static_cast<double>(std::sqrt(host_scalar(rr, j)));
+  if (std::find(b_norm.begin(), b_norm.end(), 0.0) != b_norm.end()) {
+    // Rare: x = 0 solves the columns whose b is 0 exactly (a round trip, once).
+    std::vector<T> host_x = to_host(x);
+    for (index_t j = 0; j < k; ++j)
+      if (b_norm[j] == 0)
+        for (std::size_t i = 0; i < std::size_t(n); ++i) host_x[i * k + j] = T(0);
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(x.data(), host_x.data(), sizeof(T) * entries,
+                                      cudaMemcpyHostToDevice, stream));
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));  // host_x dies here
+  }
+  residual(A, x.data(), b.data(), k, r.data(), stream);
+  column_dots(r, r, k, rr, scratch, stream);
+  read_scalars();
+  bool any_active = false;
+  for (index_t j = 0; j < k; ++j) {
+    SolveResult& column = result.columns[j];
+    if (b_norm[j] == 0) {
+      column.converged = true;
+      column.residual_history = {0.0};
+      continue;
+    }
+    column.residual_history.push_back(static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j]);
+    active[j] = column.residual_history.back() > options.tolerance && options.max_iterations > 0;
+    any_active = any_active || active[j];
+  }
+
+  if (any_active) {
+    DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
+    upload_active();
+    vcycle_from_zero(h, r, z, k, work);
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(p.data(), z.data(), sizeof(T) * entries,
+                                      cudaMemcpyDeviceToDevice, stream));
+    column_dots(r, z, k, rz[0], scratch, stream);
+    int slot = 0;
+    while (true) {
+      spmm(A, p.data(), k, q.data(), stream);
+      column_dots(p, q, k, pq, scratch, stream);
+      block_cg_update(device_active.data(), rz[slot], pq, p, q, x, r, rr, k, scratch, stream);
+      read_scalars();
+      bool changed = false;
+      any_active = false;
+      for (index_t j = 0; j < k; ++j) {
+        if (!active[j]) continue;
+        SolveResult& column = result.columns[j];
+        require_positive(host_scalar(rz[slot], j), "r'z", column.iterations, column_name(j));
+        require_positive(host_scalar(pq, j), "p'Ap", column.iterations + 1, column_name(j));
+        ++column.iterations;
+        const double relative = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
+        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
+                                             std::to_string(column.iterations) + column_name(j));
+        column.residual_history.push_back(relative);
+        active[j] = relative > options.tolerance && column.iterations < options.max_iterations;
+        changed = changed || !active[j];
+        any_active = any_active || active[j];
+      }
+      if (!any_active) break;
+      if (changed) upload_active();
+      vcycle_from_zero(h, r, z, k, work);
+      column_dots(r, z, k, rz[1 - slot], scratch, stream);
+      block_cg_direction(device_active.data(), rz[1 - slot], rz[slot], z, p, k, stream);
+      slot = 1 - slot;
+    }
+  }
+  residual(A, x.data(), b.data(), k, r.data(), stream);
+  column_dots(r, r, k, rr, scratch, stream);
+  read_scalars();
+  for (index_t j = 0; j < k; ++j) {
+    SolveResult& column = result.columns[j];
+    if (b_norm[j] == 0) continue;
+    column.converged = column.residual_history.back() <= options.tolerance;
+    column.relative_residual = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
+  }
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (SolveResult& column : result.columns) column.solve_ms = result.solve_ms;
+  return result;
+}
+
 template SolveResult pcg<float>(const DeviceHierarchy<float>&, const DeviceBuffer<float>&,
                                 DeviceBuffer<float>&, const SolveOptions&);
 template SolveResult pcg<double>(const DeviceHierarchy<double>&, const DeviceBuffer<double>&,
                                  DeviceBuffer<double>&, const SolveOptions&);
+template BlockSolveResult pcg<float>(const DeviceHierarchy<float>&, const DeviceBuffer<float>&,
+                                     DeviceBuffer<float>&, index_t, const SolveOptions&);
+template BlockSolveResult pcg<double>(const DeviceHierarchy<double>&,
+                                      const DeviceBuffer<double>&, DeviceBuffer<double>&, index_t,
+                                      const SolveOptions&);
 
 }  // namespace binamg

@@ -18,6 +18,16 @@ template <typename T>
 SolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
                 const SolveOptions& options = {});
 
+/// CG on k right-hand sides at once, stored row-major (b and x hold rows × k
+/// entries, entry (i, j) at [i·k + j]): k independent recurrences advanced
+/// together through block products (SpMM, the block V-cycle), each column with
+/// its own scalars, breakdown checks and stopping test. A column that has
+/// converged (or reached max_iterations) is frozen: its x and r no longer change.
+/// Column j gives bitwise what pcg() gives for column j alone.
+template <typename T>
+BlockSolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                     index_t k, const SolveOptions& options = {});
+
 /// GPU twin: the same iteration on device vectors with the device V-cycle as
 /// preconditioner, bitwise the host-synchronised form of it. The scalars stay on
 /// the device (x and r are updated in one pass that also forms ‖r‖²); the host reads
@@ -25,5 +35,12 @@ SolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& 
 template <typename T>
 SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                 const SolveOptions& options = {});
+
+/// GPU twin of the block CG: the block V-cycle as preconditioner, per-column
+/// scalars kept on the device and read back once per iteration. Iteration counts
+/// and solutions match the CPU block CG to rounding.
+template <typename T>
+BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                     index_t k, const SolveOptions& options = {});
 
 }  // namespace binamg

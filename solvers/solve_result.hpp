@@ -17,4 +17,23 @@ struct SolveResult {
   double solve_ms = 0;
 };
 
+/// A solve of k right-hand sides at once: each column keeps its own scalars and
+/// stops on its own, so columns[j] is what a solve of column j alone reports
+/// (its solve_ms is the whole block's time: the columns share every pass).
+struct BlockSolveResult {
+  std::vector<SolveResult> columns;
+  double solve_ms = 0;
+
+  int max_iterations() const {
+    int most = 0;
+    for (const SolveResult& column : columns) most = column.iterations > most ? column.iterations : most;
+    return most;
+  }
+  bool all_converged() const {
+    for (const SolveResult& column : columns)
+      if (!column.converged) return false;
+    return true;
+  }
+};
+
 }  // namespace binamg

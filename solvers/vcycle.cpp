@@ -12,30 +12,32 @@
 namespace binamg {
 namespace {
 
-// Level l of the cycle. Coarse corrections always start from zero, and so does
-// the fine level when the cycle preconditions CG; `zero_guess` then lets the
-// first pre-smoothing sweep skip its product with A.
+// Level l of the cycle on k right-hand sides (row-major blocks; k = 1 is the
+// vector cycle, the same operations column by column). Coarse corrections always
+// start from zero, and so does the fine level when the cycle preconditions CG;
+// `zero_guess` then lets the first pre-smoothing sweep skip its product with A.
 template <typename T>
-void cycle(const Hierarchy<T>& h, std::size_t l, const std::vector<T>& b, std::vector<T>& x,
-           bool zero_guess) {
+void cycle(const Hierarchy<T>& h, CycleWorkspace<T>& work, index_t k, std::size_t l,
+           const std::vector<T>& b, std::vector<T>& x, bool zero_guess) {
   if (l == h.levels.size()) {
-    h.coarse.solve(b, x);  // exact, so the initial guess does not matter
+    h.coarse.solve(b, k, x);  // exact, so the initial guess does not matter
     return;
   }
   const Level<T>& level = h.levels[l];
-  CycleWorkspace<T>& work = h.workspace;
   std::vector<T>& r = work.residual[l];
   if (zero_guess)
-    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
+    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
                      h.parameters.presweeps, r);
   else
-    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps, r);
-  residual(level.A, x, b, r);
-  spmv(level.R, r, work.rhs[l + 1]);
-  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
-  spmv(level.P, work.solution[l + 1], r);
+    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+           h.parameters.presweeps, r);
+  residual(level.A, x, b, k, r);
+  spmm(level.R, r, k, work.rhs[l + 1]);
+  cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
+  spmm(level.P, work.solution[l + 1], k, r);
   axpy(T(1), r, x);
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
+         r);
 }
 
 }  // namespace
@@ -65,7 +67,7 @@ void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
   const std::size_t rows = h.matrix(0).rows;
   if (b.size() != rows || x.size() != rows)
     throw InvalidInput("vcycle: b and x must have " + std::to_string(rows) + " entries");
-  cycle(h, 0, b, x, false);
+  cycle(h, h.workspace, 1, 0, b, x, false);
 }
 
 template <typename T>
@@ -74,7 +76,20 @@ void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vecto
   if (b.size() != rows)
     throw InvalidInput("vcycle_from_zero: b must have " + std::to_string(rows) + " entries");
   x.resize(rows);
-  cycle(h, 0, b, x, true);
+  cycle(h, h.workspace, 1, 0, b, x, true);
+}
+
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                      index_t k, CycleWorkspace<T>& work) {
+  const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
+  require(k > 0 && b.size() == entries,
+          "vcycle_from_zero: b must hold rows x k = " + std::to_string(entries) + " entries");
+  require(work.residual.size() == std::size_t(h.num_levels()) &&
+              (h.levels.empty() || work.residual[0].size() == entries),
+          "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
+  x.resize(entries);
+  cycle(h, work, k, 0, b, x, true);
 }
 
 template <typename T>
@@ -118,6 +133,8 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
   template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);    \
   template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
                                     std::vector<T>&);                                      \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
+                                    std::vector<T>&, index_t, CycleWorkspace<T>&);         \
   template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,         \
                                        std::vector<T>&, const SolveOptions&);
 BINAMG_INSTANTIATE(float)

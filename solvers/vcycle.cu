@@ -1,4 +1,5 @@
 // GPU twin of the V-cycle and the stationary V-cycle solver.
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -7,6 +8,7 @@
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
 #include "solvers/vcycle.hpp"
+#include "sparse/block_row_split.cuh"
 #include "sparse/row_split.cuh"
 #include "sparse/spmv.hpp"
 #include "sparse/vector_ops.hpp"
@@ -24,8 +26,11 @@ __global__ void find_nonfinite(index_t n, const T* x, index_t* first) {
   if (k < n && !isfinite(x[k])) atomicMin(first, k);
 }
 
+// Throws naming the first non-finite entry of x: `name[i]`, or `name[row, column]`
+// for a block of k > 1 columns.
 template <typename T>
-void require_finite(const DeviceBuffer<T>& x, const std::string& name, cudaStream_t stream) {
+void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k,
+                    cudaStream_t stream) {
   const DeviceBuffer<index_t> first = to_device(std::vector<index_t>{INT_MAX}, stream);
   const index_t n = static_cast<index_t>(x.size());
   if (n > 0) {
@@ -34,7 +39,10 @@ void require_finite(const DeviceBuffer<T>& x, const std::string& name, cudaStrea
     BINAMG_CHECK_LAUNCH();
   }
   const index_t bad = to_host(first)[0];
-  if (bad != INT_MAX) throw InvalidInput(name + "[" + std::to_string(bad) + "] is not finite");
+  if (bad == INT_MAX) return;
+  const std::string where = k == 1 ? std::to_string(bad)
+                                   : std::to_string(bad / k) + ", " + std::to_string(bad % k);
+  throw InvalidInput(name + "[" + where + "] is not finite");
 }
 
 // Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
@@ -75,34 +83,68 @@ __global__ void __launch_bounds__(row_split::threads)
   if (threadIdx.x % L == 0) x[row] += sum;
 }
 
-// Level l of the cycle, as in vcycle.cpp.
+// The same two steps on k row-major right-hand sides, as the block SpMM's gather
+// and epilogue: column c of input row `col` of the first sweep is w·d⁻¹[col]·B(col, c).
 template <typename T>
-void cycle(const DeviceHierarchy<T>& h, std::size_t l, const DeviceBuffer<T>& b,
-           DeviceBuffer<T>& x, bool zero_guess) {
+struct FirstSweepEntry {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  index_t k;
+  __device__ T operator()(index_t col, index_t c) const {
+    return weight * inverse_diagonal[col] * b[std::int64_t(col) * k + c];
+  }
+};
+
+template <typename T>
+struct SmoothAndResidualEntry {
+  FirstSweepEntry<T> first_sweep;
+  T* __restrict__ x;
+  T* __restrict__ r;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * first_sweep.k + c;
+    x[e] = first_sweep(row, c);
+    r[e] = first_sweep.b[e] - sum;
+  }
+};
+
+template <typename T>
+struct CorrectEntry {
+  T* __restrict__ x;
+  index_t k;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    x[std::int64_t(row) * k + c] += sum;
+  }
+};
+
+// Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
+// vector kernels).
+template <typename T>
+void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k, std::size_t l,
+           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess) {
   cudaStream_t stream = h.stream;
   if (l == h.levels.size()) {
-    h.coarse.solve(b.data(), x.data(), stream);
+    h.coarse.solve(b.data(), k, x.data(), stream);
     return;
   }
   const DeviceLevel<T>& level = h.levels[l];
-  DeviceCycleWorkspace<T>& work = h.workspace;
   DeviceBuffer<T>& r = work.residual[l];
   if (zero_guess && h.parameters.presweeps == 1) {
-    smooth_from_zero_with_residual(level, b, x, r, stream);
+    smooth_from_zero_with_residual(level, b, x, r, k, stream);
   } else {
     if (zero_guess)
-      jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x,
+      jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
                        h.parameters.presweeps, r, stream);
     else
-      jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.presweeps,
-             r, stream);
-    residual(level.A, x.data(), b.data(), r.data(), stream);
+      jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+             h.parameters.presweeps, r, stream);
+    residual(level.A, x.data(), b.data(), k, r.data(), stream);
   }
-  spmv(level.R, r.data(), work.rhs[l + 1].data(), stream);
-  cycle(h, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
-  prolong_and_correct(level.P, work.solution[l + 1], x, stream);
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, h.parameters.postsweeps, r,
-         stream);
+  spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
+  cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
+  prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
+         r, stream);
 }
 
 template <typename T>
@@ -143,14 +185,50 @@ void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, Device
 }
 
 template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r, index_t k,
+                                    cudaStream_t stream) {
+  if (k == 1) return smooth_from_zero_with_residual(level, b, x, r, stream);
+  const FirstSweepEntry<T> first_sweep{level.inverse_diagonal.data(), level.jacobi_weight,
+                                       b.data(), k};
+  block_row_split::launch(level.A, k, first_sweep,
+                          SmoothAndResidualEntry<T>{first_sweep, x.data(), r.data()}, stream);
+}
+
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         index_t k, cudaStream_t stream) {
+  if (k == 1) return prolong_and_correct(P, e, x, stream);
+  block_row_split::launch(P, k, block_row_split::BlockEntry<T>{e.data(), k},
+                          CorrectEntry<T>{x.data(), k}, stream);
+}
+
+template <typename T>
 void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                            const DeviceBuffer<T>& x, const SolveOptions& options,
                            const char* who) {
+  validate_solve_inputs(h, b, x, 1, options, who);
+}
+
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
+                           const char* who) {
   const std::string name(who);
-  require_fine_size(h, b, "b", who);
-  require_fine_size(h, x, "x", who);
-  require_finite(b, name + ": b", h.stream);
-  require_finite(x, name + ": x", h.stream);
+  if (k == 1) {
+    require_fine_size(h, b, "b", who);
+    require_fine_size(h, x, "x", who);
+  } else {
+    require(k > 0, name + ": the number of right-hand sides k = " + std::to_string(k) +
+                       " must be positive");
+    const std::size_t entries = std::size_t(h.matrix(0).rows) * k;
+    require(b.size() == entries, name + ": b has " + std::to_string(b.size()) +
+                                     " entries, expected rows x k = " + std::to_string(entries));
+    require(x.size() == entries, name + ": x has " + std::to_string(x.size()) +
+                                     " entries, expected rows x k = " + std::to_string(entries));
+  }
+  require_finite(b, name + ": b", k, h.stream);
+  require_finite(x, name + ": x", k, h.stream);
   require(std::isfinite(options.tolerance) && options.tolerance >= 0,
           name + ": tolerance must be finite and >= 0");
   require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
@@ -160,7 +238,7 @@ template <typename T>
 void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
   require_fine_size(h, b, "b", "vcycle");
   require_fine_size(h, x, "x", "vcycle");
-  cycle(h, 0, b, x, false);
+  cycle(h, h.workspace, 1, 0, b, x, false);
 }
 
 template <typename T>
@@ -168,7 +246,20 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                       DeviceBuffer<T>& x) {
   require_fine_size(h, b, "b", "vcycle_from_zero");
   require_fine_size(h, x, "x", "vcycle_from_zero");
-  cycle(h, 0, b, x, true);
+  cycle(h, h.workspace, 1, 0, b, x, true);
+}
+
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                      index_t k, DeviceCycleWorkspace<T>& work) {
+  const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
+  require(k > 0 && b.size() == entries && x.size() == entries,
+          "vcycle_from_zero: b and x must hold rows x k = " + std::to_string(entries) +
+              " entries");
+  require(work.residual.size() == std::size_t(h.num_levels()) &&
+              (h.levels.empty() || work.residual[0].size() == entries),
+          "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
+  cycle(h, work, k, 0, b, x, true);
 }
 
 template <typename T>
@@ -220,6 +311,9 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
                                          const DeviceBuffer<T>&, const SolveOptions&,         \
                                          const char*);                                        \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
+                                         const DeviceBuffer<T>&, index_t,                     \
+                                         const SolveOptions&, const char*);                   \
   template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
   template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
                                     DeviceBuffer<T>&);                                        \
@@ -229,7 +323,14 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                                                   DeviceBuffer<T>&, DeviceBuffer<T>&,         \
                                                   cudaStream_t);                              \
   template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
-                                       DeviceBuffer<T>&, cudaStream_t);
+                                       DeviceBuffer<T>&, cudaStream_t);                       \
+  template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
+                                                  cudaStream_t);                              \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
+                                       DeviceBuffer<T>&, index_t, cudaStream_t);              \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                    DeviceBuffer<T>&, index_t, DeviceCycleWorkspace<T>&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -21,6 +21,14 @@ void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
 template <typename T>
 void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
 
+/// vcycle_from_zero on k right-hand sides at once, stored row-major (b and x hold
+/// rows × k entries, entry (i, j) at [i·k + j]): SpMM wherever the cycle has an
+/// SpMV, and column j is bitwise vcycle_from_zero of column j. `work` comes from
+/// cycle_workspace(h, k).
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                      index_t k, CycleWorkspace<T>& work);
+
 /// Repeats the V-cycle from the initial guess x until ‖b − Ax‖/‖b‖ ≤ tolerance or
 /// max_iterations cycles. b = 0 gives x = 0 after zero iterations. Throws
 /// InvalidInput on wrong sizes or non-finite b, x, or iterates.
@@ -66,11 +74,35 @@ template <typename T>
 void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
                          cudaStream_t stream = nullptr);
 
+/// vcycle_from_zero on k row-major right-hand sides (b and x hold rows × k
+/// entries); `work` comes from cycle_workspace(h, k). The same cycle as k = 1 with
+/// the block SpMM and block smoother, the coarsest level solved for all k at once.
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                      index_t k, DeviceCycleWorkspace<T>& work);
+
+/// The two fused steps on k row-major right-hand sides (k = 1: the ones above).
+template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r, index_t k,
+                                    cudaStream_t stream = nullptr);
+
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         index_t k, cudaStream_t stream = nullptr);
+
 /// Sizes match the fine level, b and x are finite (checked on the device; the
 /// message names the first non-finite index), options make sense.
 template <typename T>
 void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                            const DeviceBuffer<T>& x, const SolveOptions& options,
+                           const char* who);
+
+/// The same for k row-major right-hand sides (b and x hold rows × k entries; a
+/// non-finite entry is named by row and column).
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
                            const char* who);
 
 }  // namespace binamg
