@@ -32,7 +32,10 @@ Problem
   --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27
   --size N             grid points per direction (N^2 or N^3 unknowns)
   --matrix FILE        Matrix Market coordinate file, optionally gzipped
-  --rhs FILE           right-hand side (Matrix Market array or n x 1); default all ones
+  --rhs FILE           right-hand side(s): Matrix Market array or coordinate, n x 1, or
+                       n x K for K right-hand sides; default all ones
+  --rhs-count K        solve K right-hand sides at once (block CG; default 1, or the
+                       columns of --rhs); without --rhs they are reproducible random vectors
 Solver
   --solver cg|vcycle   CG preconditioned by one V-cycle (default), or the V-cycle alone
   --tol X              relative residual target ||b-Ax||/||b|| (default 1e-8)
@@ -63,6 +66,7 @@ struct Options {
   bool json = false;
   int repeat = 0;  // warm setup+solve runs after the cold one (medians reported)
   bool aggregation_given = false;  // else the device picks (see --help)
+  index_t rhs_count = 0;           // 0: one, or as many as --rhs has columns
 };
 
 Options parse_arguments(int argc, char** argv) {
@@ -71,7 +75,7 @@ Options parse_arguments(int argc, char** argv) {
       argc, argv,
       {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
        "--device", "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse",
-       "--max-levels", "--sweeps", "--repeat"},
+       "--max-levels", "--sweeps", "--repeat", "--rhs-count"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -99,6 +103,10 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
+  if (auto v = get("--rhs-count")) {
+    options.rhs_count = parse_number<index_t>("--rhs-count", *v);
+    require(options.rhs_count >= 1, "--rhs-count must be at least 1");
+  }
 
   require(options.problem.empty() != options.matrix.empty(),
           "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
@@ -119,6 +127,8 @@ Options parse_arguments(int argc, char** argv) {
   require(options.amg.max_levels >= 1, "--max-levels must be at least 1");
   require(options.amg.presweeps >= 1, "--sweeps must be at least 1");
   require(options.repeat >= 0, "--repeat must be at least 0");
+  require(options.rhs_count <= 1 || options.solver == "cg",
+          "--rhs-count above 1 needs --solver cg (the block solve is CG)");
   require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
           "--strength must lie in [0, 1)");
   return options;
@@ -183,22 +193,52 @@ void print_phases(const char* what, const SetupTimings& t, double total) {
 }
 
 
+/// Per right-hand side: iterations and true relative residual, then the spread.
+void print_block_report(const BlockSolveResult& block) {
+  std::printf("rhs  iterations  converged  true relative residual\n");
+  int fewest = block.columns[0].iterations;
+  double worst = 0;
+  for (std::size_t j = 0; j < block.columns.size(); ++j) {
+    const SolveResult& column = block.columns[j];
+    std::printf("%3zu  %10d  %9s  %.3e\n", j, column.iterations,
+                column.converged ? "yes" : "NO", column.relative_residual);
+    fewest = std::min(fewest, column.iterations);
+    worst = std::max(worst, column.relative_residual);
+  }
+  std::printf("%s %zu right-hand sides: %d to %d iterations, worst true relative residual "
+              "%.3e, solve %.1f ms (%.2f ms per right-hand side)\n",
+              block.all_converged() ? "converged all" : "NOT converged: some of",
+              block.columns.size(), fewest, block.max_iterations(), worst, block.solve_ms,
+              block.solve_ms / block.columns.size());
+}
+
+std::string block_json(const BlockSolveResult& block) {
+  std::string json = ",\"rhs\":[";
+  for (std::size_t j = 0; j < block.columns.size(); ++j)
+    json += std::string(j > 0 ? "," : "") + "{\"iterations\":" +
+            std::to_string(block.columns[j].iterations) + ",\"converged\":" +
+            (block.columns[j].converged ? "true" : "false") + ",\"relative_residual\":" +
+            json_number(block.columns[j].relative_residual) + "}";
+  return json + "]";
+}
+
 /// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
-/// with it, prints the report; `upload`/`download` move vectors to and from
-/// where the hierarchy lives (identity on the CPU).
+/// for the k right-hand sides with it, prints the report.
 template <typename T, typename BuildSolve>
 int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A,
-                     const std::string& description, double load_ms,
+                     index_t k, const std::string& description, double load_ms,
                      BuildSolve&& build_and_solve) {
   std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
             << " nonzeros, " << options.precision << ", device " << device_name(device)
-            << " (GPU: " << gpu_description() << ")\n";
+            << " (GPU: " << gpu_description() << ")";
+  if (k > 1) std::cout << ", " << k << " right-hand sides";
+  std::cout << "\n";
   // build_and_solve(report) builds the hierarchy, calls report(hierarchy) to print
-  // its table, solves, and returns the SolveResult.
+  // its table, solves, and returns the BlockSolveResult.
   std::ostringstream levels_json;
   SetupTimings t;
   double operator_complexity = 0, grid_complexity = 0;
-  const SolveResult result = build_and_solve([&](const auto& hierarchy) {
+  const BlockSolveResult block = build_and_solve([&](const auto& hierarchy) {
     std::cout << describe(hierarchy);
     t = hierarchy.timings;
     operator_complexity = hierarchy.operator_complexity();
@@ -214,24 +254,35 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   RepeatTimings repeats;
   for (int run = 1; run <= options.repeat; ++run) {
     SetupTimings setup;
-    const SolveResult again =
+    const BlockSolveResult again =
         build_and_solve([&](const auto& hierarchy) { setup = hierarchy.timings; });
-    if (again.iterations != result.iterations ||
-        again.relative_residual != result.relative_residual)
-      throw std::runtime_error("repeat " + std::to_string(run) +
-                               " gave a different result than the first run");
+    for (std::size_t j = 0; j < block.columns.size(); ++j)
+      if (again.columns[j].iterations != block.columns[j].iterations ||
+          again.columns[j].relative_residual != block.columns[j].relative_residual)
+        throw std::runtime_error("repeat " + std::to_string(run) +
+                                 " gave a different result than the first run");
     repeats.setups.push_back(setup);
     repeats.solves.push_back(again.solve_ms);
   }
-  for (std::size_t k = 0; k < result.residual_history.size(); ++k)
-    std::printf("iteration %3zu  relative residual %.3e\n", k, result.residual_history[k]);
-  std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
-              "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
-              result.converged ? "converged" : "NOT converged", result.iterations,
-              result.relative_residual, result.solve_ms,
-              result.iterations > 0 ? result.solve_ms / result.iterations : 0.0,
-              t.total_ms(), load_ms);
-  if (result.converged && result.relative_residual > options.solve.tolerance)
+  // One right-hand side: its residual history; several: a line each.
+  const SolveResult& first = block.columns[0];
+  double worst_residual = 0;
+  for (const SolveResult& column : block.columns)
+    worst_residual = std::max(worst_residual, column.relative_residual);
+  if (k == 1) {
+    for (std::size_t i = 0; i < first.residual_history.size(); ++i)
+      std::printf("iteration %3zu  relative residual %.3e\n", i, first.residual_history[i]);
+    std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
+                "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
+                first.converged ? "converged" : "NOT converged", first.iterations,
+                first.relative_residual, block.solve_ms,
+                first.iterations > 0 ? block.solve_ms / first.iterations : 0.0, t.total_ms(),
+                load_ms);
+  } else {
+    print_block_report(block);
+    std::printf("setup %.1f ms, load %.1f ms\n", t.total_ms(), load_ms);
+  }
+  if (block.all_converged() && worst_residual > options.solve.tolerance)
     std::printf("note: the iterated residual reached --tol but the true residual did not; "
                 "%s arithmetic limits the attainable residual for this problem\n",
                 options.precision.c_str());
@@ -239,7 +290,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     print_phases("median of repeats: setup", repeats.median_setup(), repeats.median_setup_total());
     std::printf("median of %d repeats: solve %.1f ms (the first, cold run: setup %.1f ms, "
                 "solve %.1f ms)\n",
-                options.repeat, median(repeats.solves), t.total_ms(), result.solve_ms);
+                options.repeat, median(repeats.solves), t.total_ms(), block.solve_ms);
   }
 
   if (options.json) {
@@ -249,12 +300,14 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
          << levels_json.str() << "]"
          << ",\"operator_complexity\":" << json_number(operator_complexity)
          << ",\"grid_complexity\":" << json_number(grid_complexity)
-         << ",\"solver\":\"" << options.solver << "\",\"iterations\":" << result.iterations
-         << ",\"converged\":" << (result.converged ? "true" : "false")
-         << ",\"relative_residual\":" << json_number(result.relative_residual)
-         << ",\"setup_ms\":" << json_number(t.total_ms())
+         << ",\"solver\":\"" << options.solver << "\",\"rhs_count\":" << k
+         << ",\"iterations\":" << block.max_iterations()
+         << ",\"converged\":" << (block.all_converged() ? "true" : "false")
+         << ",\"relative_residual\":" << json_number(worst_residual);
+    if (k > 1) json << block_json(block);
+    json << ",\"setup_ms\":" << json_number(t.total_ms())
          << ",\"setup_phases_ms\":" << phases_json(t)
-         << ",\"solve_ms\":" << json_number(result.solve_ms)
+         << ",\"solve_ms\":" << json_number(block.solve_ms)
          << ",\"repeats\":" << options.repeat;
     if (options.repeat > 0)
       json << ",\"setup_ms_median\":" << json_number(repeats.median_setup_total())
@@ -266,7 +319,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
          << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
     std::cout << json.str() << std::endl;
   }
-  return result.converged ? 0 : 3;
+  return block.all_converged() ? 0 : 3;
 }
 
 template <typename T>
@@ -281,33 +334,53 @@ int run(const Options& options, Device device) {
     A = poisson<T>(parse_stencil(options.problem), options.size);
     description = options.problem + " n=" + std::to_string(options.size);
   }
-  std::vector<T> b = options.rhs.empty() ? poisson_rhs<T>(A.rows)
-                                         : read_matrix_market_vector<T>(options.rhs);
-  require(b.size() == static_cast<std::size_t>(A.rows),
-          "--rhs " + options.rhs + " has " + std::to_string(b.size()) +
-              " entries but the matrix has " + std::to_string(A.rows) + " rows");
+  // The right-hand sides, row-major rows x k.
+  index_t k = std::max<index_t>(options.rhs_count, 1);
+  std::vector<T> b;
+  if (!options.rhs.empty()) {
+    DenseBlock<T> given = read_matrix_market_block<T>(options.rhs);
+    require(given.rows == A.rows, "--rhs " + options.rhs + " has " + std::to_string(given.rows) +
+                                      " entries but the matrix has " + std::to_string(A.rows) +
+                                      " rows");
+    require(options.rhs_count == 0 || given.cols == options.rhs_count,
+            "--rhs " + options.rhs + " has " + std::to_string(given.cols) +
+                " columns but --rhs-count is " + std::to_string(options.rhs_count));
+    require(given.cols == 1 || options.solver == "cg",
+            "--rhs " + options.rhs + " has " + std::to_string(given.cols) +
+                " columns: several right-hand sides need --solver cg");
+    k = given.cols;
+    b = std::move(given.values);
+  } else {
+    b = k == 1 ? poisson_rhs<T>(A.rows) : random_rhs<T>(A.rows, k);
+  }
   const double load_ms = milliseconds_since(load_start);
+  auto solve_block = [&](const auto& hierarchy, const auto& rhs, auto& x) {
+    if (k > 1) return pcg(hierarchy, rhs, x, k, options.solve);
+    BlockSolveResult single;
+    single.columns = {options.solver == "cg" ? pcg(hierarchy, rhs, x, options.solve)
+                                             : vcycle_solve(hierarchy, rhs, x, options.solve)};
+    single.solve_ms = single.columns[0].solve_ms;
+    return single;
+  };
 
+  const std::size_t entries = std::size_t(A.rows) * k;
   if (device == Device::cpu)
-    return solve_and_report(options, device, A, description, load_ms, [&](auto&& report) {
+    return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
       const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
       report(hierarchy);
-      std::vector<T> x(A.rows, T(0));
-      return options.solver == "cg" ? pcg(hierarchy, b, x, options.solve)
-                                    : vcycle_solve(hierarchy, b, x, options.solve);
+      std::vector<T> x(entries, T(0));
+      return solve_block(hierarchy, b, x);
     });
   // The GPU path: A and b go up once, x comes down once for the report; the
   // hierarchy never leaves the device.
   validate(A, "amg_solve: A");
-  return solve_and_report(options, device, A, description, load_ms, [&](auto&& report) {
+  return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
     const DeviceCsr<T> device_A = to_device(A);
     const DeviceBuffer<T> device_b = to_device(b);
     const DeviceHierarchy<T> hierarchy = build_hierarchy(device_A, options.amg);
     report(hierarchy);
-    DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
-    const SolveResult result = options.solver == "cg"
-                                   ? pcg(hierarchy, device_b, x, options.solve)
-                                   : vcycle_solve(hierarchy, device_b, x, options.solve);
+    DeviceBuffer<T> x = to_device(std::vector<T>(entries, T(0)));
+    const BlockSolveResult result = solve_block(hierarchy, device_b, x);
     // The solution, downloaded once; the report's residual was computed on the device.
     require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
     return result;

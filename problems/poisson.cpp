@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "core/hash.hpp"
+
 namespace binamg {
 
 Stencil parse_stencil(const std::string& name) {
@@ -108,9 +110,23 @@ std::vector<T> poisson_rhs(index_t rows) {
   return std::vector<T>(rows, T(1));
 }
 
+template <typename T>
+std::vector<T> random_rhs(index_t rows, index_t k) {
+  require(rows >= 0 && k > 0, "random_rhs: needs rows >= 0 and k > 0");
+  const index_t entries = checked_index(std::int64_t(rows) * k, "random_rhs: rows x k");
+  // Offset so that the values differ from the power iteration's start vector.
+  constexpr std::uint32_t salt = 0x9e3779b9u;
+  std::vector<T> b(entries);
+  for (index_t e = 0; e < entries; ++e)
+    b[e] = static_cast<T>(hashed_unit_value(static_cast<std::uint32_t>(e) + salt));
+  return b;
+}
+
 template CsrMatrix<float> poisson<float>(Stencil, index_t);
 template CsrMatrix<double> poisson<double>(Stencil, index_t);
 template std::vector<float> poisson_rhs<float>(index_t);
 template std::vector<double> poisson_rhs<double>(index_t);
+template std::vector<float> random_rhs<float>(index_t, index_t);
+template std::vector<double> random_rhs<double>(index_t, index_t);
 
 }  // namespace binamg

@@ -471,46 +471,72 @@ CsrMatrix<T> read_matrix_market(const std::string& path) {
   return assemble(read_coordinate_entries<T>(reader, path, header, size), path, header, size);
 }
 
+namespace {
+
+// The right-hand-side readers' shared body; `single_column` asks for n x 1.
 template <typename T>
-std::vector<T> read_matrix_market_vector(const std::string& path) {
+DenseBlock<T> read_dense(const std::string& path, bool single_column) {
   LineReader reader(path);
   const Header header = read_banner(reader, path);
   if (header.field == Field::pattern || header.symmetry != Symmetry::general)
     throw InvalidInput(where(path, 1) + "a vector file must be real or integer and general");
   const Size size = read_size_line(reader, path, header);
-  if (size.cols != 1)
+  if (single_column && size.cols != 1)
     throw InvalidInput(where(path, size.line) + "a vector must be n x 1, got " +
                        std::to_string(size.rows) + " x " + std::to_string(size.cols));
+  const index_t entries = checked_index(std::int64_t(size.rows) * size.cols,
+                                        where(path, size.line) + "rows x columns");
 
-  std::vector<T> vector(size.rows, T(0));
+  DenseBlock<T> block;
+  block.rows = size.rows;
+  block.cols = size.cols;
+  block.values.assign(entries, T(0));
+  auto at = [&](index_t row, index_t col) -> T& {
+    return block.values[std::size_t(row) * size.cols + col];
+  };
   if (header.format == Format::coordinate) {
-    const CsrMatrix<T> column =
+    const CsrMatrix<T> sparse =
         assemble(read_coordinate_entries<T>(reader, path, header, size), path, header, size);
-    for (index_t row = 0; row < column.rows; ++row)
-      if (column.row_length(row) == 1) vector[row] = column.values[column.row_ptr[row]];
-    return vector;
+    for (index_t row = 0; row < sparse.rows; ++row)
+      for (index_t e = sparse.row_ptr[row]; e < sparse.row_ptr[row + 1]; ++e)
+        at(row, sparse.col_idx[e]) = sparse.values[e];
+    return block;
   }
-  // Array: one value per line, in order.
+  // Array: one value per line, column after column.
   std::string line;
   index_t count = 0;
   while (next_data_line(reader, path, false, line)) {
     const Place context{path, reader.line()};
-    if (count == size.rows)
-      throw InvalidInput(context + "more values than the " + std::to_string(size.rows) +
+    if (count == entries)
+      throw InvalidInput(context + "more values than the " + std::to_string(entries) +
                          " the size line (line " + std::to_string(size.line) + ") declares");
     const Fields fields(line);
     if (fields.count() != 1)
       throw InvalidInput(context + "expected one value per line, found " +
                          std::to_string(fields.count()) + " fields");
-    vector[count++] = header.field == Field::integer
-                          ? static_cast<T>(parse_integer(fields[0], context, "integer value"))
-                          : parse_real<T>(fields[0], context);
+    at(count % size.rows, count / size.rows) =
+        header.field == Field::integer
+            ? static_cast<T>(parse_integer(fields[0], context, "integer value"))
+            : parse_real<T>(fields[0], context);
+    ++count;
   }
-  if (count < size.rows)
+  if (count < entries)
     throw InvalidInput(where(path, reader.line()) + "the file ends after " + std::to_string(count) +
-                       " of the " + std::to_string(size.rows) + " values the size line (line " +
+                       " of the " + std::to_string(entries) + " values the size line (line " +
                        std::to_string(size.line) + ") declares");
-  return vector;
+  return block;
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<T> read_matrix_market_vector(const std::string& path) {
+  return read_dense<T>(path, true).values;
+}
+
+template <typename T>
+DenseBlock<T> read_matrix_market_block(const std::string& path) {
+  return read_dense<T>(path, false);
 }
 
 template <typename T>
@@ -546,6 +572,7 @@ void write_matrix_market(const std::string& path, const CsrMatrix<T>& matrix) {
 #define BINAMG_INSTANTIATE(T)                                               \
   template CsrMatrix<T> read_matrix_market<T>(const std::string&);          \
   template std::vector<T> read_matrix_market_vector<T>(const std::string&); \
+  template DenseBlock<T> read_matrix_market_block<T>(const std::string&);   \
   template void write_matrix_market<T>(const std::string&, const CsrMatrix<T>&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -36,6 +36,21 @@ CsrMatrix<T> read_matrix_market(const std::string& path);
 template <typename T>
 std::vector<T> read_matrix_market_vector(const std::string& path);
 
+/// k right-hand sides of n entries each, stored row-major: entry (i, j) at
+/// values[i·cols + j].
+template <typename T>
+struct DenseBlock {
+  index_t rows = 0, cols = 0;
+  std::vector<T> values;
+};
+
+/// Reads k right-hand sides: "matrix array real|integer general" n x k (values
+/// listed column after column, as the array format orders them) or "matrix
+/// coordinate real|integer general" n x k (entries not listed are zero).
+/// Errors as for read_matrix_market_vector.
+template <typename T>
+DenseBlock<T> read_matrix_market_block(const std::string& path);
+
 /// Writes "matrix coordinate real general", one entry per line in CSR order,
 /// values with max_digits10 significant digits so reading back gives the same
 /// bits. A path ending in ".gz" is written gzipped. The matrix must pass
