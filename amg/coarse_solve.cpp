@@ -136,6 +136,51 @@ void CoarseSolver<T>::solve(const std::vector<T>& b, std::vector<T>& x) const {
   for (index_t i = 0; i < rows_; ++i) x[i] = static_cast<T>(solution[i]);
 }
 
+template <typename T>
+void CoarseSolver<T>::solve(const std::vector<T>& B, index_t k, std::vector<T>& X) const {
+  require(factorization_ != nullptr, "CoarseSolver::solve: factor() has not been called");
+  require(k >= 1, "CoarseSolver::solve: k = " + std::to_string(k) +
+                      " right-hand sides; at least 1 is needed");
+  const std::size_t entries = std::size_t(rows_) * std::size_t(k);
+  require(B.size() == entries, "CoarseSolver::solve: B has " + std::to_string(B.size()) +
+                                   " entries, expected rows × k = " + std::to_string(rows_) +
+                                   " × " + std::to_string(k) + " = " + std::to_string(entries));
+  // Column by column through the vector solve: that is what makes each column's
+  // bits equal to a one-vector solve (a blocked solve sums in another order).
+  X.resize(entries);
+  std::vector<T> column(rows_), solution;
+  for (index_t j = 0; j < k; ++j) {
+    for (index_t i = 0; i < rows_; ++i) column[i] = B[std::size_t(i) * k + j];
+    solve(column, solution);
+    for (index_t i = 0; i < rows_; ++i) X[std::size_t(i) * k + j] = solution[i];
+  }
+}
+
+template <typename T>
+std::vector<T> CoarseSolver<T>::dense_inverse() const {
+  require(factorization_ != nullptr, "CoarseSolver::dense_inverse: factor() has not been called");
+  const index_t n = rows_;
+  const index_t blocks = (n + inverse_block_columns - 1) / inverse_block_columns;
+  std::vector<T> inverse(std::size_t(n) * n);
+  // Each block's solve is a fixed computation on its own columns (Eigen's dense
+  // triangular solves are not threaded, and Eigen runs serially inside a parallel
+  // region anyway), so which thread takes a block does not change its bits.
+#pragma omp parallel for schedule(static)
+  for (index_t block = 0; block < blocks; ++block) {
+    const index_t first = block * inverse_block_columns;
+    const index_t width = std::min(inverse_block_columns, n - first);
+    DenseMatrix unit = DenseMatrix::Zero(n, width);
+    for (index_t c = 0; c < width; ++c) unit(first + c, c) = 1.0;
+    const DenseMatrix columns =
+        std::visit([&](const auto& solver) -> DenseMatrix { return solver.solve(unit); },
+                   factorization_->solver);
+    for (index_t i = 0; i < n; ++i)
+      for (index_t c = 0; c < width; ++c)
+        inverse[std::size_t(i) * n + first + c] = static_cast<T>(columns(i, c));
+  }
+  return inverse;
+}
+
 template class CoarseSolver<float>;
 template class CoarseSolver<double>;
 

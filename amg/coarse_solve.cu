@@ -1,39 +1,71 @@
-// Coarsest-level solve of the GPU hierarchy: dense inverse applied with cuBLAS gemv.
-#include <cublas_v2.h>
-
+// Coarsest-level solve of the GPU hierarchy: the dense inverse applied by one
+// small kernel of binamg's own, so no library handle is created per hierarchy
+// and the summation order is ours to fix.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "amg/coarse_solve.hpp"
 #include "core/device_buffer.hpp"
+#include "core/launch.hpp"
 
 namespace binamg {
 namespace {
 
-void check_cublas(cublasStatus_t status, const char* call) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw DeviceError(std::string("cuBLAS call ") + call + " failed with status " +
-                      std::to_string(static_cast<int>(status)));
+// Launch shape of apply_inverse. The coarsest matrix has a few hundred rows:
+// a warp per row gives enough warps, and 8 right-hand sides per warp keep 8
+// partial sums in registers while each A⁻¹ entry is loaded once per 8 columns.
+constexpr int warp_size = 32;
+constexpr int inverse_rows_per_block = 8;
+constexpr int inverse_columns_per_warp = 8;
+constexpr std::int64_t max_grid_y = 65535;
+
+// One warp per row i of A⁻¹ (row-major n × n), `Columns` right-hand sides at a
+// time, chunks strided over gridDim.y. Lane ℓ accumulates A⁻¹(i, l)·B(l, j) by
+// fma over l ≡ ℓ (mod 32) in increasing l; a fixed xor-shuffle tree then adds
+// the 32 partial sums. That order depends neither on k, Columns nor the grid,
+// so column j of X has the bits of a one-vector solve of column j of B.
+template <typename T, int Columns>
+__global__ void apply_inverse(index_t n, const T* __restrict__ inverse, const T* __restrict__ B,
+                              index_t k, T* __restrict__ X) {
+  const index_t row = blockIdx.x * inverse_rows_per_block + threadIdx.x / warp_size;
+  const int lane = threadIdx.x % warp_size;
+  if (row >= n) return;  // a whole warp leaves together, so the shuffles stay full
+  const T* inverse_row = inverse + std::size_t(row) * n;
+  for (std::int64_t first = std::int64_t(blockIdx.y) * Columns; first < k;
+       first += std::int64_t(gridDim.y) * Columns) {
+    const int width = static_cast<int>(min(std::int64_t(Columns), k - first));
+    T sum[Columns];
+#pragma unroll
+    for (int c = 0; c < Columns; ++c) sum[c] = T(0);
+    for (index_t l = lane; l < n; l += warp_size) {
+      const T entry = inverse_row[l];
+      const T* b = B + std::size_t(l) * k + first;
+#pragma unroll
+      for (int c = 0; c < Columns; ++c)
+        if (c < width) sum[c] = fma(entry, b[c], sum[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < Columns; ++c) {
+      T total = sum[c];
+      for (int offset = warp_size / 2; offset > 0; offset /= 2)
+        total += __shfl_xor_sync(0xffffffffu, total, offset);
+      if (lane == 0 && c < width) X[std::size_t(row) * k + first + c] = total;
+    }
+  }
 }
 
-cublasStatus_t gemv(cublasHandle_t handle, int n, const float* alpha, const float* matrix,
-                    const float* x, const float* beta, float* y) {
-  return cublasSgemv(handle, CUBLAS_OP_N, n, n, alpha, matrix, n, x, 1, beta, y, 1);
-}
-cublasStatus_t gemv(cublasHandle_t handle, int n, const double* alpha, const double* matrix,
-                    const double* x, const double* beta, double* y) {
-  return cublasDgemv(handle, CUBLAS_OP_N, n, n, alpha, matrix, n, x, 1, beta, y, 1);
+bool ranges_overlap(const void* a, const void* b, std::size_t bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + bytes && y < x + bytes;
 }
 
 }  // namespace
 
 template <typename T>
 struct DeviceCoarseSolver<T>::State {
-  cublasHandle_t handle = nullptr;
-  DeviceBuffer<T> inverse;  // column-major rows × rows
+  DeviceBuffer<T> inverse;  // row-major rows × rows
   std::string method;
-  ~State() {
-    if (handle) cublasDestroy(handle);  // a destructor cannot report; nothing to recover
-  }
 };
 
 template <typename T>
@@ -54,31 +86,41 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
               "; coarsen further (raise max_levels, lower max_coarse_rows) or use the CPU");
   CoarseSolver<T> host;
   host.factor(A);  // validates, throws on a singular matrix
-  const index_t n = A.rows;
-  // Column j of A⁻¹ = A⁻¹ e_j, stored column-major for gemv.
-  std::vector<T> inverse(static_cast<std::size_t>(n) * n);
-  std::vector<T> unit(n, T(0)), column;
-  for (index_t j = 0; j < n; ++j) {
-    unit[j] = T(1);
-    host.solve(unit, column);
-    unit[j] = T(0);
-    std::copy(column.begin(), column.end(), inverse.begin() + static_cast<std::size_t>(j) * n);
-  }
   auto state = std::make_unique<State>();
-  check_cublas(cublasCreate(&state->handle), "cublasCreate");
-  state->inverse = to_device(inverse, stream);
+  state->inverse = to_device(host.dense_inverse(), stream);
   state->method = "dense-inverse(" + host.method() + ")";
   state_ = std::move(state);
-  rows_ = n;
+  rows_ = A.rows;
 }
 
 template <typename T>
 void DeviceCoarseSolver<T>::solve(const T* b, T* x, cudaStream_t stream) const {
+  solve(b, 1, x, stream);
+}
+
+template <typename T>
+void DeviceCoarseSolver<T>::solve(const T* B, index_t k, T* X, cudaStream_t stream) const {
   require(state_ != nullptr, "DeviceCoarseSolver::solve: factor() has not been called");
-  const T one = 1, zero = 0;
-  check_cublas(cublasSetStream(state_->handle, stream), "cublasSetStream");
-  check_cublas(gemv(state_->handle, rows_, &one, state_->inverse.data(), b, &zero, x),
-               "cublas<t>gemv");
+  require(k >= 1, "DeviceCoarseSolver::solve: k = " + std::to_string(k) +
+                      " right-hand sides; at least 1 is needed");
+  const index_t entries =
+      checked_index(std::int64_t(rows_) * k, "DeviceCoarseSolver::solve: rows × k");
+  require(B != nullptr && X != nullptr, "DeviceCoarseSolver::solve: B and X must not be null");
+  require(!ranges_overlap(B, X, std::size_t(entries) * sizeof(T)),
+          "DeviceCoarseSolver::solve: B and X overlap; X = A⁻¹B reads all of B, so they "
+          "must not alias");
+  const std::int64_t chunks = (k + inverse_columns_per_warp - 1) / inverse_columns_per_warp;
+  const dim3 grid(blocks_for(rows_, inverse_rows_per_block),
+                  static_cast<unsigned>(std::min(chunks, max_grid_y)));
+  const int threads = inverse_rows_per_block * warp_size;
+  const T* inverse = state_->inverse.data();
+  // k = 1 (every V-cycle) takes the one-column instance: the same arithmetic per
+  // column, without the 7 idle partial sums.
+  if (k == 1)
+    apply_inverse<T, 1><<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
+  else
+    apply_inverse<T, inverse_columns_per_warp><<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
+  BINAMG_CHECK_LAUNCH();
 }
 
 template <typename T>

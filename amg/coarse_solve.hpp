@@ -31,6 +31,20 @@ class CoarseSolver {
   void factor(const CsrMatrix<T>& A);
   /// x = A⁻¹ b (x resized). Throws if factor() has not succeeded or b has the wrong size.
   void solve(const std::vector<T>& b, std::vector<T>& x) const;
+  /// X = A⁻¹ B for k right-hand sides, B and X row-major rows() × k (entry (i, j)
+  /// at [i*k + j]; X resized). Column j of X has exactly the bits of solve()
+  /// applied to column j of B. Throws if not factored, k < 1 or B has the wrong size.
+  void solve(const std::vector<T>& B, index_t k, std::vector<T>& X) const;
+  /// A⁻¹ row-major rows() × rows(), computed in double from the one factorisation
+  /// and rounded to T. Columns are solved in fixed blocks of inverse_block_columns
+  /// with matrix right-hand sides (Eigen's blocked triangular solves), the blocks
+  /// spread over OpenMP threads; block boundaries do not depend on the thread
+  /// count, so neither do the bits. O(rows²) memory: meant for the dense range.
+  std::vector<T> dense_inverse() const;
+
+  /// 285 columns (the 128³ Poisson hierarchy's coarsest level) make 18 blocks for
+  /// a 16-core host, and 16 columns already take Eigen's level-3 solve path.
+  static constexpr index_t inverse_block_columns = 16;
 
   bool factored() const { return static_cast<bool>(factorization_); }
   index_t rows() const { return rows_; }
@@ -44,9 +58,13 @@ class CoarseSolver {
 };
 
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
-/// A⁻¹ is formed on the host column by column with CoarseSolver (so in double),
-/// uploaded once in T, and every solve is one cuBLAS gemv x = A⁻¹ b. Throws
-/// InvalidInput above CoarseSolver<T>::dense_limit rows (a dense inverse would not fit).
+/// factored once on the host with CoarseSolver (in double), A⁻¹ formed from that
+/// factorisation (CoarseSolver::dense_inverse) and uploaded once, row-major in T.
+/// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
+/// order is fixed (bits repeat run to run) and the same for every column, so each
+/// column of a k-column solve has exactly the bits of the one-vector solve of that
+/// column. Throws InvalidInput above CoarseSolver<T>::dense_limit rows (a dense
+/// inverse would not fit).
 template <typename T>
 class DeviceCoarseSolver {
  public:
@@ -58,6 +76,11 @@ class DeviceCoarseSolver {
   void factor(const CsrMatrix<T>& A, cudaStream_t stream = nullptr);
   /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
   void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;
+  /// X = A⁻¹ B on `stream` for k right-hand sides: B and X are device arrays of
+  /// rows() × k entries, row-major (entry (i, j) at [i*k + j]), and must not
+  /// alias. Throws InvalidInput if not factored, k < 1 or rows() × k overflows
+  /// 32-bit indices.
+  void solve(const T* B, index_t k, T* X, cudaStream_t stream = nullptr) const;
   index_t rows() const { return rows_; }
   /// "dense-inverse(<method of the host factorisation>)" or "none".
   std::string method() const;

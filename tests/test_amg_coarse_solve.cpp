@@ -1,7 +1,11 @@
 // The coarsest-level direct solver: exact on SPD and nonsymmetric systems.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "amg/coarse_solve.hpp"
 #include "problems/poisson.hpp"
@@ -87,6 +91,88 @@ TYPED_TEST(CoarseSolve, RejectsSingularAndBadInput) {
   EXPECT_THROW(solver.factor(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1)), InvalidInput);
   solver.factor(identity_matrix<T>(3));
   EXPECT_THROW(solver.solve(std::vector<T>(4, T(1)), x), InvalidInput);
+}
+
+// Column j of the row-major n × k matrix M.
+template <typename T>
+std::vector<T> column_of(const std::vector<T>& M, index_t n, index_t k, index_t j) {
+  std::vector<T> column(n);
+  for (index_t i = 0; i < n; ++i) column[i] = M[std::size_t(i) * k + j];
+  return column;
+}
+
+// The two factorisations a dense coarse level can take.
+template <typename T>
+std::vector<CsrMatrix<T>> dense_range_matrices() {
+  return {poisson<T>(Stencil::poisson2d_5, 9),  // SPD: LLT
+          add(T(1), testing::random_matrix<T>({50, 50, 4, 0, 0, false}, 9), T(8),
+              identity_matrix<T>(50))};        // nonsymmetric: LU
+}
+
+TYPED_TEST(CoarseSolve, BlockSolveEqualsColumnByColumnSolvesBitwise) {
+  using T = TypeParam;
+  for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
+    CoarseSolver<T> solver;
+    solver.factor(A);
+    const index_t k = 5;
+    const auto B = testing::random_vector<T>(std::size_t(A.rows) * k, 11);
+    std::vector<T> X, x;
+    solver.solve(B, k, X);
+    ASSERT_EQ(X.size(), B.size());
+    for (index_t j = 0; j < k; ++j) {
+      solver.solve(column_of(B, A.rows, k, j), x);
+      EXPECT_EQ(column_of(X, A.rows, k, j), x) << solver.method() << ", column " << j;
+    }
+  }
+}
+
+TYPED_TEST(CoarseSolve, BlockSolveRejectsBadCountsAndSizes) {
+  using T = TypeParam;
+  CoarseSolver<T> solver;
+  std::vector<T> X;
+  EXPECT_THROW(solver.solve(std::vector<T>(6, T(1)), 2, X), InvalidInput);  // not factored
+  solver.factor(identity_matrix<T>(3));
+  EXPECT_THROW(solver.solve(std::vector<T>(), 0, X), InvalidInput);
+  EXPECT_THROW(solver.solve(std::vector<T>(3, T(1)), -1, X), InvalidInput);
+  EXPECT_THROW(solver.solve(std::vector<T>(5, T(1)), 2, X), InvalidInput);  // 3 × 2 expected
+  solver.solve(std::vector<T>(6, T(1)), 2, X);
+  EXPECT_EQ(X, std::vector<T>(6, T(1)));
+}
+
+TYPED_TEST(CoarseSolve, DenseInverseTimesMatrixIsIdentity) {
+  using T = TypeParam;
+  for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
+    CoarseSolver<T> solver;
+    solver.factor(A);
+    const std::vector<T> inverse = solver.dense_inverse();
+    const std::vector<double> product =
+        testing::dense_multiply(testing::to_dense(A), std::vector<double>(inverse.begin(), inverse.end()),
+                                A.rows, A.rows, A.rows);
+    double error = 0;
+    for (index_t i = 0; i < A.rows; ++i)
+      for (index_t j = 0; j < A.rows; ++j)
+        error = std::max(error, std::abs(product[std::size_t(i) * A.rows + j] - (i == j)));
+    // A⁻¹ is formed in double (cond(A) < 100 here) and rounded to T, half an ulp
+    // per entry; a row of A has at most ~13 entries of size ≤ 9, so A·fl(A⁻¹) − I
+    // is a few ulps of T (4 measured); 50 leaves room for other Eigen blockings.
+    EXPECT_LT(error, 50 * std::numeric_limits<T>::epsilon()) << solver.method();
+  }
+}
+
+TYPED_TEST(CoarseSolve, DenseInverseBitsDoNotDependOnThreadCount) {
+  using T = TypeParam;
+  // 81 and 50 rows: several blocks of inverse_block_columns, the last one partial.
+  for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
+    CoarseSolver<T> solver;
+    solver.factor(A);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const std::vector<T> serial = solver.dense_inverse();
+    omp_set_num_threads(3);
+    const std::vector<T> threaded = solver.dense_inverse();
+    omp_set_num_threads(threads);
+    EXPECT_EQ(serial, threaded) << solver.method();
+  }
 }
 
 }  // namespace
