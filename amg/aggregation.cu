@@ -2,16 +2,30 @@
 // aggregates, node for node. mis2_hash is a bijection on 32-bit integers (each
 // xor-shift and odd multiplication is invertible), so (state, hash) alone orders
 // nodes exactly as the CPU's (state, hash, index) does and fits one 64-bit key.
+//
+// Host round trips: the rounds of each MIS-2 and of the joining stage are
+// launched in batches of rounds_per_check, and the host reads one count per
+// batch instead of one per round. That leaves the result as it was: a round
+// after one whose count reached zero changes nothing (only undecided nodes
+// change state, and a join round with no joins leaves placements and sizes as
+// they were, so the next one joins nobody either), and such rounds leave at once
+// on reading the zero. Each pass reads its number of new aggregates once, after
+// the pass's work is queued, through a scan whose scratch is allocated once.
+#include <cub/device/device_scan.cuh>
+
 #include <string>
 
 #include "amg/aggregation.hpp"
 #include "core/launch.hpp"
-#include "core/scan.hpp"
 
 namespace binamg {
 namespace {
 
 constexpr int aggregation_threads = 256;
+// MIS-2 on the Poisson levels needs a handful of rounds: 4 per check keeps the
+// extra rounds after convergence (a launch each, a few µs) below the cost of the
+// host round trips they save (10-50 µs each).
+constexpr int rounds_per_check = 4;
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
 __device__ std::uint64_t mis2_key(const std::uint8_t* state, index_t node) {
@@ -20,6 +34,13 @@ __device__ std::uint64_t mis2_key(const std::uint8_t* state, index_t node) {
 
 // Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
 __device__ bool is_free(const index_t* aggregate_of, index_t node) { return aggregate_of[node] < 0; }
+
+// True for a round queued after the round before it counted zero: it would
+// change nothing, so it leaves at once. `previous_count` is null for the first
+// round of a batch, which always runs (the batch before ended above zero).
+__device__ bool after_convergence(const int* previous_count) {
+  return previous_count != nullptr && *previous_count == 0;
+}
 
 __global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint8_t* state) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,9 +51,9 @@ __global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint
 // node that is not free keeps its own key, which no one reads).
 __global__ void max_key_of_neighbourhood(index_t n, const index_t* row_ptr, const index_t* col_idx,
                                          const index_t* aggregate_of, const std::uint8_t* state,
-                                         std::uint64_t* max1) {
+                                         const int* previous_undecided, std::uint64_t* max1) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || after_convergence(previous_undecided)) return;
   std::uint64_t best = mis2_key(state, i);
   if (is_free(aggregate_of, i))
     for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
@@ -42,14 +63,16 @@ __global__ void max_key_of_neighbourhood(index_t n, const index_t* row_ptr, cons
 
 // One thread per node: M2 = largest M1 over {i} ∪ N(i) among free nodes, then
 // the state update from the old states only (Jacobi-style, as on the CPU).
-// Counts undecided nodes.
+// Counts undecided nodes. After convergence it only copies the states, since
+// the host swaps `state` and `next` after every round.
 __global__ void update_states(index_t n, const index_t* row_ptr, const index_t* col_idx,
                               const index_t* aggregate_of, const std::uint8_t* state,
-                              const std::uint64_t* max1, std::uint8_t* next, int* undecided) {
+                              const std::uint64_t* max1, const int* previous_undecided,
+                              std::uint8_t* next, int* undecided) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   std::uint8_t s = state[i];
-  if (s == state_undecided) {
+  if (s == state_undecided && !after_convergence(previous_undecided)) {
     std::uint64_t best = max1[i];
     for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
       if (is_free(aggregate_of, col_idx[k])) best = max(best, max1[col_idx[k]]);
@@ -61,11 +84,13 @@ __global__ void update_states(index_t n, const index_t* row_ptr, const index_t* 
 }
 
 // One thread per node: 1 for an MIS-2 root with at least `min_neighbours` free
-// neighbours (it forms an aggregate this pass), else 0.
+// neighbours (it forms an aggregate this pass), else 0; thread n writes the 0
+// that ends the scan, so that its last offset is the number of forming roots.
 __global__ void forming_roots(index_t n, const index_t* row_ptr, const index_t* col_idx,
                               const index_t* aggregate_of, const std::uint8_t* state,
                               index_t min_neighbours, index_t* forms) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n) forms[n] = 0;
   if (i >= n) return;
   index_t free_neighbours = 0;
   if (state[i] == state_in)
@@ -93,20 +118,23 @@ __global__ void form_aggregates(index_t n, const index_t* row_ptr, const index_t
 }
 
 // One thread per aggregated node: sizes by integer atomics (order-free).
-__global__ void aggregate_sizes(index_t n, const index_t* aggregate_of, index_t* size) {
+__global__ void aggregate_sizes(index_t n, const index_t* aggregate_of, const int* previous_joined,
+                                index_t* size) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && aggregate_of[i] >= 0) atomicAdd(&size[aggregate_of[i]], 1);
+  if (i < n && aggregate_of[i] >= 0 && !after_convergence(previous_joined))
+    atomicAdd(&size[aggregate_of[i]], 1);
 }
 
 // One thread per node: a free node joins the smallest aggregate among its
 // neighbours' (ties to the neighbour with the largest hash), reading `placed`
-// and `size` from before the round and writing `out`. Counts the joins.
+// and `size` from before the round and writing `out`. Counts the joins. After
+// convergence it only copies `placed`, since the host swaps the id buffers.
 __global__ void join_smallest_neighbour(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                                        const index_t* placed, const index_t* size, index_t* out,
-                                        int* joined) {
+                                        const index_t* placed, const index_t* size,
+                                        const int* previous_joined, index_t* out, int* joined) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  if (placed[i] >= 0) {
+  if (placed[i] >= 0 || after_convergence(previous_joined)) {
     out[i] = placed[i];
     return;
   }
@@ -133,56 +161,24 @@ __global__ void count_unassigned(index_t n, const index_t* aggregate_of, int* un
   if (i < n && aggregate_of[i] < 0) atomicAdd(unassigned, 1);
 }
 
-int read_counter(const DeviceBuffer<int>& counter, cudaStream_t stream) {
-  int value = 0;
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&value, counter.data(), sizeof value,
-                                    cudaMemcpyDeviceToHost, stream));
+template <typename V>
+V read_counter(const V* counter, cudaStream_t stream) {
+  V value = 0;
+  BINAMG_CUDA_CHECK(
+      cudaMemcpyAsync(&value, counter, sizeof value, cudaMemcpyDeviceToHost, stream));
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   return value;
 }
 
-// Two device counters whose values reach the host without stopping the stream:
-// each is copied into pinned host memory and marked by an event, so the host can
-// wait for one while the next round already runs.
-class PublishedCounters {
- public:
-  explicit PublishedCounters(cudaStream_t stream) : stream_(stream) {
-    BINAMG_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), sizeof(int) * slots));
-    for (cudaEvent_t& event : events_)
-      BINAMG_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  }
-  ~PublishedCounters() {  // errors here have nowhere to go; the pool and context outlive us
-    for (cudaEvent_t event : events_) cudaEventDestroy(event);
-    cudaFreeHost(host_);
-  }
-  PublishedCounters(const PublishedCounters&) = delete;
-  PublishedCounters& operator=(const PublishedCounters&) = delete;
+std::size_t root_scan_bytes(index_t n, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<index_t*>(nullptr),
+                                                  static_cast<index_t*>(nullptr), n + 1, stream));
+  return bytes;
+}
 
-  int* device(int slot) { return device_.data() + slot; }
-  void reset(int slot) {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(device(slot), 0, sizeof(int), stream_));
-  }
-  void publish(int slot) {
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host_ + slot, device(slot), sizeof(int),
-                                      cudaMemcpyDeviceToHost, stream_));
-    BINAMG_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
-  }
-  int wait(int slot) {
-    BINAMG_CUDA_CHECK(cudaEventSynchronize(events_[slot]));
-    return host_[slot];
-  }
-
-  static constexpr int slots = 2;
-
- private:
-  cudaStream_t stream_;
-  DeviceBuffer<int> device_{slots, stream_, "mis2 round counters"};
-  int* host_ = nullptr;
-  cudaEvent_t events_[slots] = {};
-};
-
-
-// The device work of one CPU helper each; members so the passes read like the CPU's.
+// The device work of one CPU helper each; members so the passes read like the
+// CPU's. Every buffer is allocated once here, none inside the loops.
 struct Mis2Aggregator {
   const index_t* row_ptr;
   const index_t* col_idx;
@@ -195,75 +191,83 @@ struct Mis2Aggregator {
   DeviceBuffer<std::uint8_t> state{std::size_t(n), stream, "mis2 states"};
   DeviceBuffer<std::uint8_t> next{std::size_t(n), stream, "mis2 next states"};
   DeviceBuffer<std::uint64_t> max1{std::size_t(n), stream, "mis2 neighbourhood maxima"};
-  DeviceBuffer<index_t> forms{std::size_t(n), stream, "mis2 forming roots"};
+  // Forming-root flags and their exclusive scan, n + 1 entries: the last offset
+  // is the number formed. Flags are 0/1, so the sum fits index_t.
+  DeviceBuffer<index_t> forms{std::size_t(n) + 1, stream, "mis2 forming roots"};
   DeviceBuffer<index_t> root_offsets{std::size_t(n) + 1, stream, "mis2 root ids"};
+  std::size_t scan_bytes = root_scan_bytes(n, stream);
+  DeviceBuffer<unsigned char> scan_storage{scan_bytes, stream, "mis2 root scan scratch"};
+  DeviceBuffer<index_t> size{std::size_t(n), stream, "aggregate sizes"};  // count <= n
+  DeviceBuffer<int> round_counts{rounds_per_check, stream, "mis2 round counts"};
   DeviceBuffer<int> counter{1, stream, "mis2 counter"};
-  PublishedCounters undecided{stream};
 
-  void reset_counter() {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(int), stream));
-  }
-
-  // One round of the MIS-2 iteration; its count of undecided nodes goes to `slot`.
-  void mis2_round(int slot) {
-    undecided.reset(slot);
-    max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
-        n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data());
-    BINAMG_CHECK_LAUNCH();
-    update_states<<<blocks, aggregation_threads, 0, stream>>>(
-        n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(), next.data(),
-        undecided.device(slot));
-    BINAMG_CHECK_LAUNCH();
-    state.swap(next);
-    undecided.publish(slot);
-  }
-
-  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU): rounds
-  // until none is undecided. The host checks round k's count while round k + 1
-  // runs: a round after the count reached zero changes no state (only undecided
-  // nodes change), so the one extra round leaves the CPU's MIS as it was and the
-  // stream never waits for the host.
-  void mis2_of_free() {
-    initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data());
-    BINAMG_CHECK_LAUNCH();
-    mis2_round(0);
-    for (int round = 0;; ++round) {
-      mis2_round((round + 1) % PublishedCounters::slots);
-      if (undecided.wait(round % PublishedCounters::slots) == 0) break;
+  // Runs round(count, previous count) in batches of rounds_per_check until a
+  // round counts zero; the host reads the batch's last count, which is zero
+  // exactly when some round of the batch reached zero (later ones count nothing).
+  template <typename Round>
+  void rounds_until_zero(Round round) {
+    for (;;) {
+      BINAMG_CUDA_CHECK(
+          cudaMemsetAsync(round_counts.data(), 0, sizeof(int) * rounds_per_check, stream));
+      for (int r = 0; r < rounds_per_check; ++r)
+        round(round_counts.data() + r, r == 0 ? nullptr : round_counts.data() + r - 1);
+      if (read_counter(round_counts.data() + rounds_per_check - 1, stream) == 0) return;
     }
   }
 
+  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU): rounds
+  // until none is undecided.
+  void mis2_of_free() {
+    initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data());
+    BINAMG_CHECK_LAUNCH();
+    rounds_until_zero([&](int* undecided, const int* previous_undecided) {
+      max_key_of_neighbourhood<<<blocks, aggregation_threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), state.data(), previous_undecided, max1.data());
+      BINAMG_CHECK_LAUNCH();
+      update_states<<<blocks, aggregation_threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(), previous_undecided,
+          next.data(), undecided);
+      BINAMG_CHECK_LAUNCH();
+      state.swap(next);
+    });
+  }
+
   // aggregate_unaggregated on the CPU: returns the number of new aggregates.
+  // form_aggregates is queued before that number is read: with none formed it
+  // copies the ids unchanged, and the read then waits on work already queued.
   index_t aggregate_free(index_t min_neighbours) {
     mis2_of_free();
-    forming_roots<<<blocks, aggregation_threads, 0, stream>>>(
-        n, row_ptr, col_idx, aggregate_of.data(), state.data(), min_neighbours, forms.data());
+    forming_roots<<<blocks_for(std::int64_t(n) + 1, aggregation_threads), aggregation_threads, 0,
+                    stream>>>(n, row_ptr, col_idx, aggregate_of.data(), state.data(),
+                              min_neighbours, forms.data());
     BINAMG_CHECK_LAUNCH();
-    const index_t formed = offsets_from_counts(forms.data(), n, root_offsets.data(),
-                                               "mis2_aggregation: roots", stream);
-    if (formed == 0) return 0;
+    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, forms.data(),
+                                                    root_offsets.data(), n + 1, stream));
     form_aggregates<<<blocks, aggregation_threads, 0, stream>>>(
         n, row_ptr, col_idx, aggregate_of.data(), forms.data(), root_offsets.data(), count,
         other.data());
     BINAMG_CHECK_LAUNCH();
     aggregate_of.swap(other);
+    const index_t formed = read_counter(root_offsets.data() + n, stream);
     count += formed;
     return formed;
   }
 
-  // join_smallest_neighbour on the CPU: returns the number of nodes placed.
-  int join_smallest() {
-    if (count == 0) return 0;
-    DeviceBuffer<index_t> size(std::size_t(count), stream, "aggregate sizes");
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(size.data(), 0, sizeof(index_t) * count, stream));
-    aggregate_sizes<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), size.data());
-    BINAMG_CHECK_LAUNCH();
-    reset_counter();
-    join_smallest_neighbour<<<blocks, aggregation_threads, 0, stream>>>(
-        n, row_ptr, col_idx, aggregate_of.data(), size.data(), other.data(), counter.data());
-    BINAMG_CHECK_LAUNCH();
-    aggregate_of.swap(other);
-    return read_counter(counter, stream);
+  // join_smallest_neighbour on the CPU, in rounds until one places nobody.
+  // Joining creates no aggregate, so `count` holds for every round.
+  void join_smallest() {
+    if (count == 0) return;
+    rounds_until_zero([&](int* joined, const int* previous_joined) {
+      BINAMG_CUDA_CHECK(cudaMemsetAsync(size.data(), 0, sizeof(index_t) * count, stream));
+      aggregate_sizes<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(),
+                                                                  previous_joined, size.data());
+      BINAMG_CHECK_LAUNCH();
+      join_smallest_neighbour<<<blocks, aggregation_threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), size.data(), previous_joined, other.data(),
+          joined);
+      BINAMG_CHECK_LAUNCH();
+      aggregate_of.swap(other);
+    });
   }
 };
 
@@ -282,15 +286,14 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   // The same three stages as the CPU's mis2_aggregation.
   while (work.aggregate_free(mis2_min_neighbours) > 0) {
   }
-  while (work.join_smallest() > 0) {
-  }
+  work.join_smallest();
   while (work.aggregate_free(0) > 0) {
   }
-  work.reset_counter();
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(work.counter.data(), 0, sizeof(int), stream));
   count_unassigned<<<work.blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
                                                                     work.counter.data());
   BINAMG_CHECK_LAUNCH();
-  const int left_out = read_counter(work.counter, stream);
+  const int left_out = read_counter(work.counter.data(), stream);
   require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
                              " nodes were left unassigned (the strength graph is not symmetric?)");
   return result;
