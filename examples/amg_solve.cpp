@@ -35,7 +35,8 @@ Problem
   --rhs FILE           right-hand side(s): Matrix Market array or coordinate, n x 1, or
                        n x K for K right-hand sides; default all ones
   --rhs-count K        solve K right-hand sides at once (block CG; default 1, or the
-                       columns of --rhs); without --rhs they are reproducible random vectors
+                       columns of --rhs); without --rhs they are reproducible random
+                       vectors, column j the same for every K
 Solver
   --solver cg|vcycle   CG preconditioned by one V-cycle (default), or the V-cycle alone
   --tol X              relative residual target ||b-Ax||/||b|| (default 1e-8)
@@ -351,7 +352,9 @@ int run(const Options& options, Device device) {
     k = given.cols;
     b = std::move(given.values);
   } else {
-    b = k == 1 ? poisson_rhs<T>(A.rows) : random_rhs<T>(A.rows, k);
+    // --rhs-count (even 1) asks for the random right-hand sides, whose column j is
+    // the same for every K, so K = 1 and K = 32 time the same first solve.
+    b = options.rhs_count == 0 ? poisson_rhs<T>(A.rows) : random_rhs<T>(A.rows, k);
   }
   const double load_ms = milliseconds_since(load_start);
   auto solve_block = [&](const auto& hierarchy, const auto& rhs, auto& x) {

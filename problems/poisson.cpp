@@ -113,12 +113,16 @@ std::vector<T> poisson_rhs(index_t rows) {
 template <typename T>
 std::vector<T> random_rhs(index_t rows, index_t k) {
   require(rows >= 0 && k > 0, "random_rhs: needs rows >= 0 and k > 0");
-  const index_t entries = checked_index(std::int64_t(rows) * k, "random_rhs: rows x k");
-  // Offset so that the values differ from the power iteration's start vector.
+  checked_index(std::int64_t(rows) * k, "random_rhs: rows x k");
+  // Entry (i, j) hashes its column-major position, so column j is the same vector
+  // whatever k is (a block of 32 holds the single right-hand side as column 0);
+  // the salt keeps it apart from the power iteration's start vector.
   constexpr std::uint32_t salt = 0x9e3779b9u;
-  std::vector<T> b(entries);
-  for (index_t e = 0; e < entries; ++e)
-    b[e] = static_cast<T>(hashed_unit_value(static_cast<std::uint32_t>(e) + salt));
+  std::vector<T> b(std::size_t(rows) * k);
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < k; ++j)
+      b[std::size_t(i) * k + j] = static_cast<T>(
+          hashed_unit_value(static_cast<std::uint32_t>(std::int64_t(j) * rows + i) + salt));
   return b;
 }
 

@@ -33,7 +33,7 @@ std::vector<T> poisson_rhs(index_t rows);
 
 /// k right-hand sides for multi-RHS solves, stored row-major (entry (i, j) at
 /// [i·k + j]): reproducible pseudo-random values in (-1, 1), the same on every
-/// machine. Throws InvalidInput if rows·k passes 2^31-1.
+/// machine; column j does not depend on k. Throws InvalidInput if rows·k passes 2^31-1.
 template <typename T>
 std::vector<T> random_rhs(index_t rows, index_t k);
 

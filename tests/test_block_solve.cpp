@@ -166,6 +166,9 @@ TEST(RandomRhs, IsReproducibleAndInsideTheUnitInterval) {
     EXPECT_LT(v, 1.0);
   }
   EXPECT_NE(b[0], b[1]);
+  // Column j is the same vector for any k: one right-hand side is column 0 of many.
+  EXPECT_EQ(column(b, 4, 0), random_rhs<double>(1000, 1));
+  EXPECT_EQ(column(b, 4, 2), column(random_rhs<double>(1000, 3), 3, 2));
   EXPECT_THROW(random_rhs<double>(10, 0), InvalidInput);
 }
 
