@@ -1,10 +1,12 @@
 // GPU twin of strength(): the same graph, entry for entry.
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "amg/strength.hpp"
 #include "core/launch.hpp"
 #include "core/scan.hpp"
+#include "sparse/row_split.cuh"
 #include "sparse/transpose.hpp"
 
 namespace binamg {
@@ -19,21 +21,30 @@ __device__ bool is_strong(index_t row, index_t col, T value, const T* diag, doub
   return fabs(double(value)) >= theta * sqrt(fabs(double(diag[row]) * double(diag[col])));
 }
 
-// One thread per row of A: counts (count pass) or writes (fill pass) its strong entries,
-// in A's column order, so rows of S stay sorted.
-template <typename T, bool fill>
-__global__ void strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                               const T* values, const T* diag, double theta, index_t* count,
-                               const index_t* s_row_ptr, index_t* s_col_idx) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
+// A group of L lanes per row of A (sparse/row_split.cuh; coarse levels have
+// 35-125 entries per row): counts (count pass) or writes (fill pass) the row's
+// strong entries. The lanes test L consecutive entries at a time and each strong
+// one goes to the slot after the strong ones of lower lanes (a ballot), so rows of
+// S keep A's column order and stay sorted.
+template <typename T, bool fill, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                   const T* values, const T* diag, double theta, index_t* count,
+                   const index_t* s_row_ptr, index_t* s_col_idx) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;  // whole groups leave together
+  const int lane = threadIdx.x % L;
+  const unsigned mask = row_split::group_mask<L>();
+  const unsigned lower_lanes = (1u << (threadIdx.x % 32)) - 1u;
   index_t out = fill ? s_row_ptr[row] : 0;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-    if (is_strong(row, col_idx[k], values[k], diag, theta)) {
-      if (fill) s_col_idx[out] = col_idx[k];
-      ++out;
-    }
-  if (!fill) count[row] = out;
+  for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
+    const index_t k = base + lane;
+    const bool strong = k < row_ptr[row + 1] && is_strong(index_t(row), col_idx[k], values[k], diag, theta);
+    const unsigned ballot = __ballot_sync(mask, strong) & mask;
+    if (fill && strong) s_col_idx[out + __popc(ballot & lower_lanes)] = col_idx[k];
+    out += __popc(ballot);
+  }
+  if (!fill && lane == 0) count[row] = out;
 }
 
 // One thread per row: merges the sorted rows of S and Sᵀ, counting (count pass)
@@ -58,14 +69,15 @@ __global__ void union_rows(index_t rows, const index_t* a_ptr, const index_t* a_
   if (!fill) count[row] = out;
 }
 
-// One thread per row of S: raises *unpaired when an entry (row, col) has no
-// (col, row) partner, found by binary search in col's sorted row. S is usually
+// A group of L lanes per row of S: raises *unpaired when an entry (row, col) has
+// no (col, row) partner, found by binary search in col's sorted row. S is usually
 // symmetric (A is), and then S ∪ Sᵀ = S needs no transpose.
-__global__ void find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                              int* unpaired) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx, int* unpaired) {
+  const std::int64_t row = row_split::group_row<L>();
   if (row >= rows) return;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+  for (index_t k = row_ptr[row] + threadIdx.x % L; k < row_ptr[row + 1]; k += L) {
     const index_t col = col_idx[k];
     index_t low = row_ptr[col], high = row_ptr[col + 1];
     while (low < high) {
@@ -101,20 +113,22 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
   DeviceCsr<T> S;
   S.rows = S.cols = n;
   S.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength row_ptr");
-  if (n > 0) {
-    strong_entries<T, false><<<blocks, strength_threads, 0, stream>>>(
-        n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta,
-        count.data(), nullptr, nullptr);
-    BINAMG_CHECK_LAUNCH();
-  }
+  // Both passes and the symmetry check give each row the SpMV's lanes for A.
+  auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr,
+                         index_t* s_col_idx) {
+    row_split::with_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      strong_entries<T, decltype(fill)::value, L>
+          <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta,
+              counts, s_row_ptr, s_col_idx);
+      BINAMG_CHECK_LAUNCH();
+    });
+  };
+  if (n > 0) strong_pass(std::false_type{}, count.data(), nullptr, nullptr);
   S.nnz = offsets_from_counts(count.data(), n, S.row_ptr.data(), "strength: nnz(S)", stream);
   S.col_idx = DeviceBuffer<index_t>(S.nnz, stream, "strength col_idx");
-  if (n > 0) {
-    strong_entries<T, true><<<blocks, strength_threads, 0, stream>>>(
-        n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta, nullptr,
-        S.row_ptr.data(), S.col_idx.data());
-    BINAMG_CHECK_LAUNCH();
-  }
+  if (n > 0) strong_pass(std::true_type{}, nullptr, S.row_ptr.data(), S.col_idx.data());
   S.values = DeviceBuffer<T>(S.nnz, stream, "strength values");
   if (S.nnz > 0) {
     fill_value<<<blocks_for(S.nnz, strength_threads), strength_threads, 0, stream>>>(
@@ -124,9 +138,12 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
   if (n > 0) {
     DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
     BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
-    find_unpaired<<<blocks, strength_threads, 0, stream>>>(n, S.row_ptr.data(), S.col_idx.data(),
-                                                           unpaired.data());
-    BINAMG_CHECK_LAUNCH();
+    row_split::with_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      find_unpaired<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+          n, S.row_ptr.data(), S.col_idx.data(), unpaired.data());
+      BINAMG_CHECK_LAUNCH();
+    });
     if (to_host(unpaired)[0] == 0) return S;  // symmetric: the union below would copy S
   }
   const DeviceCsr<T> St = transpose(S, stream);

@@ -14,22 +14,14 @@
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
 #include "sparse/device_csr.hpp"
+#include "sparse/row_split.cuh"
 #include "sparse/spmm_kernels.hpp"
 
 namespace binamg::block_row_split {
 
 using spmm_detail::SpmmPolicy;
 
-/// The lanes of this thread's aligned group of L inside its warp.
-template <int L>
-__device__ unsigned group_mask() {
-  if constexpr (L == 32) {
-    return 0xffffffffu;
-  } else {
-    const unsigned first = (threadIdx.x % 32) / L * L;
-    return ((1u << L) - 1u) << first;
-  }
-}
+using row_split::group_mask;
 
 // Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
 // the pass over columns [64·y, 64·y + 64), lane l owning columns

@@ -14,6 +14,17 @@ namespace binamg::row_split {
 
 constexpr int threads = 256;  // per block; L divides it, so no group straddles a warp
 
+/// The lanes of this thread's aligned group of L inside its warp.
+template <int L>
+__device__ unsigned group_mask() {
+  if constexpr (L == 32) {
+    return 0xffffffffu;
+  } else {
+    const unsigned first = (threadIdx.x % 32) / L * L;
+    return ((1u << L) - 1u) << first;
+  }
+}
+
 /// The row of the calling thread's group (past the last row: whole groups leave together).
 template <int L>
 __device__ std::int64_t group_row() {
@@ -33,13 +44,25 @@ __device__ Sum row_sum(index_t begin, index_t end, const index_t* __restrict__ c
     sum += Sum(values[k]) * x;
   }
   if constexpr (L > 1) {
-    const unsigned first = (threadIdx.x % 32) / L * L;
-    const unsigned mask = L == 32 ? 0xffffffffu : ((1u << (L % 32)) - 1) << first;
+    const unsigned mask = group_mask<L>();
 #pragma unroll
     for (int offset = L / 2; offset > 0; offset /= 2)
       sum += __shfl_down_sync(mask, sum, offset, L);
   }
   return sum;
+}
+
+/// The largest of the group's L values, in lane 0 (max is order-free, so any tree
+/// gives the same result).
+template <int L, typename V>
+__device__ V group_max(V value) {
+  if constexpr (L > 1) {
+    const unsigned mask = group_mask<L>();
+#pragma unroll
+    for (int offset = L / 2; offset > 0; offset /= 2)
+      value = max(value, __shfl_down_sync(mask, value, offset, L));
+  }
+  return value;
 }
 
 /// Calls launch(std::integral_constant<int, L>{}) with the SpMV's lanes per row

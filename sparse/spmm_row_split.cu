@@ -11,7 +11,7 @@
 namespace binamg::spmm_detail {
 namespace {
 
-using block_row_split::group_mask;
+using row_split::group_mask;
 
 // The SpMM's epilogue: Y(row, c) = the row's sum.
 template <typename T>
