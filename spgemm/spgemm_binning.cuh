@@ -29,16 +29,23 @@ struct BinRule {
 
 /// One thread per row of A (rows are independent): counts the products of
 /// A(row,:)·B in 64 bits, records the row's symbolic bin and adds it to the
-/// bin histogram (block-local first, so global atomics stay few). Rows with
-/// 0 or 1 product need no kernel: their nnz(C) is the product count, stored now.
+/// bin histogram (block-local first, so global atomics stay few). The bin
+/// follows the product count (the work, hence the threads a row gets) but
+/// stops at max_bin: when B's columns fit the largest shared table, so does
+/// every row (a row has no more distinct columns than B), which keeps long
+/// Galerkin rows (R·A: thousands of products onto a few hundred columns) off
+/// the global path. Rows with 0 or 1 product need no kernel: their nnz(C) is
+/// the product count, stored now; row_nnz[rows] (read, not used, by the
+/// exclusive scan) is zeroed too.
 __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
                                        const index_t* b_row_ptr, index_t rows, BinRule rule,
-                                       index_t* row_nnz, std::uint8_t* bin_of_row,
+                                       int max_bin, index_t* row_nnz, std::uint8_t* bin_of_row,
                                        unsigned long long* bin_counts) {
   __shared__ index_t histogram[kMaxBins];
   if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
   __syncthreads();
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row == 0) row_nnz[rows] = 0;
   if (row < rows) {
     std::int64_t products = 0;
     for (index_t k = a_row_ptr[row]; k < a_row_ptr[row + 1]; ++k) {
@@ -49,7 +56,7 @@ __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* 
     if (products <= 1)
       row_nnz[row] = index_t(products);
     else
-      bin = rule.bin_of(products);
+      bin = min(rule.bin_of(products), max_bin);
     bin_of_row[row] = std::uint8_t(bin);
     atomicAdd(&histogram[bin], 1);
   }
