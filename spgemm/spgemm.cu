@@ -15,6 +15,7 @@
 #include "core/device_buffer.hpp"
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
+#include "spgemm/spgemm_entrywise.cuh"
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_long_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
@@ -52,7 +53,7 @@ SpgemmPolicy make_spgemm_policy(int device, std::size_t value_bytes) {
   while (policy.numeric_row_bytes(table * 2) <= policy.shared_usable) table *= 2;
   policy.numeric_max_table = table;
   require(policy.symbolic_shared_bins() + 1 < kMaxBins &&
-              policy.numeric_short_bin() < kMaxBins,
+              policy.numeric_last_bin() < kMaxBins,
           "spgemm: device shared memory gives more bins than kMaxBins");
   return policy;
 }
@@ -90,6 +91,20 @@ void with_group(int group, Body&& body) {
     default:
       throw InvalidInput("spgemm: policy gives unsupported group size " +
                          std::to_string(group));
+  }
+}
+
+/// Calls body(std::integral_constant<int, W>) for a short-row sub-warp of W lanes.
+template <typename Body>
+void with_sub_warp(int width, Body&& body) {
+  static_assert(kShortMinWidth == 4 && kShortWidths == 4, "widths 4, 8, 16, 32");
+  switch (width) {
+    case 4: return body(std::integral_constant<int, 4>{});
+    case 8: return body(std::integral_constant<int, 8>{});
+    case 16: return body(std::integral_constant<int, 16>{});
+    case 32: return body(std::integral_constant<int, 32>{});
+    default:
+      throw InvalidInput("spgemm: unsupported short-row width " + std::to_string(width));
   }
 }
 
@@ -285,12 +300,35 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
             C.values.data(), error);
     BINAMG_CHECK_LAUNCH();
   }
-  if (const index_t count = bins.count(policy.numeric_short_bin()); count > 0) {
+  for (int bin = 1; bin <= shared_bins; ++bin) {
+    const index_t count = bins.count(policy.numeric_entrywise_bin(bin));
+    if (count == 0) continue;
+    const BinLaunch launch = launch_of_bin(policy, bin);
+    const std::size_t shared =
+        std::size_t(launch.rows_per_block) * launch.table * (sizeof(index_t) + sizeof(T));
+    with_group(launch.group, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      allow_shared_memory<numeric_entrywise_kernel<G, T>>(policy, shared);
+      numeric_entrywise_kernel<G, T>
+          <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
+              in, bins.rows_of(policy.numeric_entrywise_bin(bin)), count, launch.table,
+              C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
+      BINAMG_CHECK_LAUNCH();
+    });
+  }
+  for (int width_log2 = 0; width_log2 < kShortWidths; ++width_log2) {
+    const int bin = policy.numeric_short_bin(width_log2);
+    const index_t count = bins.count(bin);
+    if (count == 0) continue;
     constexpr int Block = 256;
-    numeric_short_rows_kernel<Block, T><<<grid_for(count, Block / 32), Block, 0, stream>>>(
-        in, bins.rows_of(policy.numeric_short_bin()), count, C.row_ptr.data(),
-        C.col_idx.data(), C.values.data(), error);
-    BINAMG_CHECK_LAUNCH();
+    with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
+      constexpr int Width = decltype(w)::value;
+      numeric_short_rows_kernel<Block, Width, T>
+          <<<grid_for(count, Block / Width), Block, 0, stream>>>(
+              in, bins.rows_of(bin), count, C.row_ptr.data(), C.col_idx.data(),
+              C.values.data(), error);
+      BINAMG_CHECK_LAUNCH();
+    });
   }
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
@@ -326,20 +364,23 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
 }
 
 /// Bins C's rows by nnz for the numeric pass (row_sizes: counts, or offsets
-/// when sizes_are_offsets); returns nnz(C) in 64 bits. Synchronizes.
+/// when sizes_are_offsets; flags_in_bins: the workspace holds
+/// bin_by_products' entry-wise flags); returns nnz(C) in 64 bits. Synchronizes.
 template <typename T>
 unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
                                    const index_t* row_sizes, bool sizes_are_offsets,
-                                   index_t rows, const SpgemmPolicy& policy, Workspace& bins,
+                                   bool flags_in_bins, index_t rows, const SpgemmPolicy& policy, Workspace& bins,
                                    cudaStream_t stream) {
   if (rows > 0) {
     const ShortRowRule short_rows{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                  kShortMaxAEntries, kShortCapacity,
-                                  policy.numeric_short_bin()};
+                                  policy.numeric_short_bin(0)};
+    const EntrywiseRule entrywise{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
+                                  policy.entrywise_min_b_length, flags_in_bins,
+                                  policy.numeric_entrywise_bin(1) - 1};
     bin_by_nnz_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
                         stream>>>(row_sizes, sizes_are_offsets, rows,
                                   rule_for(policy, policy.numeric_shared_bins()), short_rows,
-                                  policy.numeric_slack_num, policy.numeric_slack_den,
+                                  entrywise, policy.numeric_slack_num, policy.numeric_slack_den,
                                   bins.bin_of_row, bins.tallies(1),
                                   bins.tallies(1) + kMaxBins);
     BINAMG_CHECK_LAUNCH();
@@ -396,17 +437,30 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   const int max_bin =
       table_for_columns(policy, B.cols) <= policy.symbolic_max_table ? shared_bins
                                                                       : shared_bins + 1;
-  bin_by_products_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
-                           stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                     rows, rule_for(policy, shared_bins), max_bin,
-                                     C.row_ptr.data(), bins.bin_of_row, bins.tallies(0));
-  BINAMG_CHECK_LAUNCH();
+  const auto count_products = [&](auto lanes) {
+    constexpr int Width = decltype(lanes)::value;
+    bin_by_products_kernel<Width>
+        <<<grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), kThreadsPerRowKernel,
+           0, stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows,
+                        rule_for(policy, shared_bins), max_bin, policy.entrywise_min_b_length,
+                        C.row_ptr.data(), bins.bin_of_row, bins.tallies(0));
+    BINAMG_CHECK_LAUNCH();
+  };
+  // Lanes per row of A from its mean length: one thread for stencil rows, a
+  // warp for the few long rows of a coarse R·A.
+  const double mean_a_row = double(A.nnz) / double(rows);
+  if (mean_a_row <= policy.product_count_thread_max)
+    count_products(std::integral_constant<int, 1>{});
+  else if (mean_a_row <= policy.product_count_sub_warp_max)
+    count_products(std::integral_constant<int, 8>{});
+  else
+    count_products(std::integral_constant<int, 32>{});
   bins.distribute(0, rows, stream);
 
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
   count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
   const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), false, rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
   C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
   C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
@@ -431,7 +485,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   const SpgemmPolicy& policy = spgemm_policy(sizeof(T));
   Workspace bins(C.rows, 0, stream);
   const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), true, C.rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, policy, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
   fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);

@@ -79,6 +79,20 @@ __device__ __forceinline__ int claim_slot(index_t* keys, unsigned mask, index_t 
   return -1;
 }
 
+/// Adds `value` to `col`'s slot, claiming one if absent. Callers guarantee no
+/// other lane touches `col` concurrently (a B row's columns are distinct and
+/// A entries are taken one at a time), so the value needs no atomic. Returns
+/// false if the table is full without `col` (the caller's nnz was wrong).
+template <typename T>
+__device__ __forceinline__ bool accumulate(index_t* keys, T* values, unsigned mask,
+                                           index_t col, T value) {
+  bool claimed = false;
+  const int slot = claim_slot(keys, mask, col, claimed);
+  if (slot < 0) return false;
+  values[slot] = claimed ? value : values[slot] + value;
+  return true;
+}
+
 /// Sorts a power-of-two table of `size` (key, value) slots by key, empty slots
 /// (kEmptyKey read as unsigned, the largest) last. Bitonic network: each of
 /// the size/2 compare-exchanges of a step goes to one lane, group barrier per step.

@@ -9,12 +9,28 @@ namespace binamg::spgemm_detail {
 /// Bin 0 holds rows needing no kernel (symbolic: 0 or 1 product, counted
 /// directly; numeric: empty rows). Bins 1..shared_bins hold rows whose hash
 /// table of min_table << (bin-1) slots fits in shared memory; the bin after
-/// them holds the long rows that fall back to a dense accumulator in global memory.
-constexpr int kMaxBins = 16;
+/// them holds the long rows that fall back to a dense accumulator in global
+/// memory. The numeric pass adds the short-row bins and the entry-wise bins
+/// after it (SpgemmPolicy::numeric_short_bin, numeric_entrywise_bin).
+constexpr int kMaxBins = 32;
+/// bin_by_products marks a row for the entry-wise numeric kernel with this
+/// bit of its bin byte (bins stay below it).
+constexpr unsigned kEntrywiseFlag = 0x80u;
+constexpr unsigned kBinMask = 0x7fu;
+static_assert(kMaxBins <= int(kBinMask), "bins must fit below the entry-wise flag");
 
 /// Numeric shared-memory bins: products each lane loads before it adds any,
 /// so that a warp keeps 32 x this many loads in flight per round.
 constexpr int kNumericItems = 8;
+
+/// Short rows (spgemm_short_rows.cuh): at most kShortMaxAEntries A entries and
+/// kShortItems x 32 products; a sub-warp of the smallest width in
+/// kShortMinWidth, 2·kShortMinWidth, .. 32 (kShortWidths of them) whose
+/// kShortItems slots per lane hold both the products and the A entries.
+constexpr int kShortMaxAEntries = 32;
+constexpr int kShortItems = 4;
+constexpr int kShortMinWidth = 4;
+constexpr int kShortWidths = 4;
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
@@ -36,6 +52,19 @@ struct SpgemmPolicy {
   // row's nnz.
   int numeric_slack_num = 3;
   int numeric_slack_den = 2;
+  // Rows whose B rows are this long on average (products >= this x A
+  // entries) go to the entry-wise numeric kernel: a group of up to 1024
+  // lanes spreads over one B row at a time (its columns are distinct, so
+  // no lanes collide), where the warp kernel's per-product entry search and
+  // __match_any_sync cost more than they save, and one warp per large table
+  // starves the SM (squaring banded, block and power-law matrices).
+  int entrywise_min_b_length = 32;
+  // Product counting (bin_by_products_kernel): a thread per row of A while
+  // A's mean row length is at most product_count_thread_max, 8 lanes up to
+  // product_count_sub_warp_max, else a warp (coarse R·A: dozens of rows of
+  // hundreds of entries, whose serial walk took ~1 ms).
+  int product_count_thread_max = 8;
+  int product_count_sub_warp_max = 64;
   // Long rows: one block per row, each block with a dense accumulator of
   // cols(B) entries in global memory; at most global_blocks_per_sm blocks per
   // SM and global_memory_budget bytes of accumulators at once (only graphs
@@ -59,9 +88,15 @@ struct SpgemmPolicy {
 
   int symbolic_shared_bins() const { return bins_up_to(symbolic_max_table); }
   int numeric_shared_bins() const { return bins_up_to(numeric_max_table); }
-  // Numeric rows of few products go to a warp-per-row sort kernel
-  // (spgemm_short_rows.cuh); their bin follows the long-row bin.
-  int numeric_short_bin() const { return numeric_shared_bins() + 2; }
+  // Numeric rows of few products go to the sub-warp sort kernel
+  // (spgemm_short_rows.cuh), width kShortMinWidth << width_log2; their bins
+  // follow the long-row bin. The entry-wise bins follow them, one per table
+  // size of the shared bins (bin 1..numeric_shared_bins()).
+  int numeric_short_bin(int width_log2) const { return numeric_shared_bins() + 2 + width_log2; }
+  int numeric_entrywise_bin(int bin) const {
+    return numeric_shared_bins() + 1 + kShortWidths + bin;
+  }
+  int numeric_last_bin() const { return numeric_entrywise_bin(numeric_shared_bins()); }
   int table_of_bin(int bin) const { return min_table << (bin - 1); }
   int group_of_table(int table) const {
     int group = table / slots_per_thread;
