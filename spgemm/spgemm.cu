@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -11,6 +15,7 @@
 #include "core/device_buffer.hpp"
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
+#include "spgemm/spgemm_entrywise.cuh"
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_long_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
@@ -19,36 +24,53 @@
 namespace binamg {
 namespace spgemm_detail {
 
-SpgemmPolicy make_spgemm_policy(std::size_t value_bytes) {
+namespace {
+
+SpgemmPolicy make_spgemm_policy(int device, std::size_t value_bytes) {
   SpgemmPolicy policy;
-  int device = 0, sm_count = 0, shared = 0;
-  BINAMG_CUDA_CHECK(cudaGetDevice(&device));
+  int sm_count = 0, shared = 0;
   BINAMG_CUDA_CHECK(
       cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   BINAMG_CUDA_CHECK(
       cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  policy.device = device;
   policy.sm_count = sm_count;
   policy.shared_per_block = static_cast<std::size_t>(shared);
   // Static shared memory of the kernels (a counter, cub storage) is small;
   // keep 1 KiB of headroom for it.
-  const std::size_t usable = policy.shared_per_block - 1024;
-  auto largest_table = [&](std::size_t slot_bytes) {
-    int table = policy.min_table;
-    while (true) {
-      const int next = table * 2;
-      const int group = policy.group_of_table(next);
-      const int rows = group <= 32 ? policy.small_block / group : 1;
-      if (std::size_t(rows) * next * slot_bytes > usable) break;
-      table = next;
-    }
-    return table;
-  };
-  policy.symbolic_max_table = largest_table(sizeof(index_t));
-  policy.numeric_max_table = largest_table(sizeof(index_t) + value_bytes);
+  policy.shared_usable = policy.shared_per_block - 1024;
+  policy.value_bytes = value_bytes;
+  int table = policy.min_table;
+  while (true) {
+    const int next = table * 2;
+    const int group = policy.group_of_table(next);
+    const int rows = group <= 32 ? policy.small_block / group : 1;
+    if (std::size_t(rows) * next * sizeof(index_t) > policy.shared_usable) break;
+    table = next;
+  }
+  policy.symbolic_max_table = table;
+  table = policy.min_table;
+  while (policy.numeric_row_bytes(table * 2) <= policy.shared_usable) table *= 2;
+  policy.numeric_max_table = table;
   require(policy.symbolic_shared_bins() + 1 < kMaxBins &&
-              policy.numeric_short_bin() < kMaxBins,
+              policy.numeric_last_bin() < kMaxBins,
           "spgemm: device shared memory gives more bins than kMaxBins");
   return policy;
+}
+
+}  // namespace
+
+const SpgemmPolicy& spgemm_policy(std::size_t value_bytes) {
+  int device = 0;
+  BINAMG_CUDA_CHECK(cudaGetDevice(&device));
+  static std::mutex mutex;
+  static std::map<std::pair<int, std::size_t>, SpgemmPolicy> policies;  // never erased
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(device, value_bytes);
+  auto found = policies.find(key);
+  if (found == policies.end())
+    found = policies.emplace(key, make_spgemm_policy(device, value_bytes)).first;
+  return found->second;
 }
 
 namespace {
@@ -72,11 +94,32 @@ void with_group(int group, Body&& body) {
   }
 }
 
-template <typename Kernel>
-void allow_shared_memory(Kernel kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    BINAMG_CUDA_CHECK(cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+/// Calls body(std::integral_constant<int, W>) for a short-row sub-warp of W lanes.
+template <typename Body>
+void with_sub_warp(int width, Body&& body) {
+  static_assert(kShortMinWidth == 4 && kShortWidths == 4, "widths 4, 8, 16, 32");
+  switch (width) {
+    case 4: return body(std::integral_constant<int, 4>{});
+    case 8: return body(std::integral_constant<int, 8>{});
+    case 16: return body(std::integral_constant<int, 16>{});
+    case 32: return body(std::integral_constant<int, 32>{});
+    default:
+      throw InvalidInput("spgemm: unsupported short-row width " + std::to_string(width));
+  }
+}
+
+/// Lets `Kernel` take the policy's usable shared memory per block (the
+/// opt-in maximum less the headroom for its static shared memory). Set once
+/// per kernel and device (up to 64 devices): the call costs as much as a
+/// launch, and the attribute stays until the context ends.
+template <auto Kernel>
+void allow_shared_memory(const SpgemmPolicy& policy, std::size_t bytes) {
+  static std::atomic<std::uint64_t> configured{0};
+  const std::uint64_t bit = std::uint64_t(1) << (policy.device & 63);
+  if (bytes <= 48 * 1024 || (configured.load(std::memory_order_acquire) & bit) != 0) return;
+  BINAMG_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(policy.shared_usable)));
+  configured.fetch_or(bit, std::memory_order_release);
 }
 
 int log2_of(int power_of_two) {
@@ -96,50 +139,79 @@ int symbolic_sub_width(index_t b_rows, index_t b_nnz, int group) {
 
 constexpr int kThreadsPerRowKernel = 256;
 
+/// The smallest table (a power of two, at least min_table) holding `cols`
+/// keys: the most distinct columns a row of C can have.
+int table_for_columns(const SpgemmPolicy& policy, index_t cols) {
+  int table = policy.min_table;
+  while (table < cols && table <= policy.symbolic_max_table) table *= 2;
+  return table;
+}
+
 unsigned grid_for(std::int64_t items, int per_block) {
   return static_cast<unsigned>((items + per_block - 1) / per_block);
 }
 
-/// Rows grouped by bin: the per-row bin, the bin sizes read back to the host
-/// and the rows of each bin, contiguous in bin order.
-struct Binning {
-  DeviceBuffer<std::uint8_t> bin_of_row;
-  DeviceBuffer<unsigned long long> tallies;  // kMaxBins counts, then a total
-  DeviceBuffer<index_t> cursors;
-  DeviceBuffer<index_t> rows_by_bin;
+/// Counters of one call, cleared together: per binning (0 symbolic, 1
+/// numeric) the bin sizes followed by the nnz(C) total, and the cursors
+/// that scatter rows into their bins; the numeric pass's error flag.
+struct Counters {
+  unsigned long long tallies[2][kMaxBins + 1];
+  index_t cursors[2][kMaxBins];
+  int error;
+};
+
+constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+/// A call's device scratch in one pool allocation and one memset (a call on
+/// a coarse level costs little more than its allocations and launches):
+/// the counters, each row's bin, the rows grouped by bin (contiguous in bin
+/// order; the numeric binning overwrites the symbolic one) and the
+/// temporary storage of the row-offset scan. The host reads a binning's
+/// bin sizes in one copy.
+struct Workspace {
+  DeviceBuffer<unsigned char> memory;
+  Counters* counters;
+  std::uint8_t* bin_of_row;
+  index_t* rows_by_bin;
+  void* scan_storage;
   std::array<unsigned long long, kMaxBins + 1> host_tallies{};
   BinOffsets offsets{};
 
-  Binning(index_t rows, cudaStream_t stream)
-      : bin_of_row(rows, stream, "spgemm: bin of each row"),
-        tallies(kMaxBins + 1, stream, "spgemm: bin sizes"),
-        cursors(kMaxBins, stream, "spgemm: bin cursors"),
-        rows_by_bin(rows, stream, "spgemm: rows by bin") {}
-
-  void clear(cudaStream_t stream) {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(tallies.data(), 0,
-                                      tallies.size() * sizeof(unsigned long long), stream));
+  Workspace(index_t rows, std::size_t scan_bytes, cudaStream_t stream)
+      : memory(align_up(sizeof(Counters)) + align_up(std::size_t(rows)) +
+                   align_up(std::size_t(rows) * sizeof(index_t)) + scan_bytes,
+               stream, "spgemm: workspace") {
+    unsigned char* next = memory.data();
+    counters = reinterpret_cast<Counters*>(next);
+    next += align_up(sizeof(Counters));
+    bin_of_row = next;
+    next += align_up(std::size_t(rows));
+    rows_by_bin = reinterpret_cast<index_t*>(next);
+    next += align_up(std::size_t(rows) * sizeof(index_t));
+    scan_storage = next;
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(Counters), stream));
   }
 
-  /// Reads the tallies (synchronizes) and fills each bin's row list.
-  void distribute(index_t rows, cudaStream_t stream) {
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host_tallies.data(), tallies.data(),
+  unsigned long long* tallies(int binning) { return counters->tallies[binning]; }
+
+  /// Reads the binning's tallies (synchronizes) and fills each bin's row list.
+  void distribute(int binning, index_t rows, cudaStream_t stream) {
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host_tallies.data(), tallies(binning),
                                       sizeof(host_tallies), cudaMemcpyDeviceToHost, stream));
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
     offsets.start[0] = 0;
     offsets.start[1] = 0;  // bin 0 is never listed
     for (int bin = 1; bin < kMaxBins; ++bin)
       offsets.start[bin + 1] = offsets.start[bin] + index_t(host_tallies[bin]);
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(cursors.data(), 0, kMaxBins * sizeof(index_t), stream));
-    if (rows == 0) return;
+    if (offsets.start[kMaxBins] == 0) return;  // every row in bin 0
     scatter_rows_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
-                          stream>>>(bin_of_row.data(), rows, offsets, cursors.data(),
-                                    rows_by_bin.data());
+                          stream>>>(bin_of_row, rows, offsets, counters->cursors[binning],
+                                    rows_by_bin);
     BINAMG_CHECK_LAUNCH();
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
-  const index_t* rows_of(int bin) const { return rows_by_bin.data() + offsets.start[bin]; }
+  const index_t* rows_of(int bin) const { return rows_by_bin + offsets.start[bin]; }
 };
 
 BinRule rule_for(const SpgemmPolicy& policy, int shared_bins) {
@@ -170,7 +242,7 @@ int long_row_slices(const SpgemmPolicy& policy, index_t rows, std::size_t bytes_
 /// Stage 3, symbolic: nnz of each row of C into row_nnz (bins 1..global).
 template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
-                   const Binning& bins, index_t* row_nnz, cudaStream_t stream) {
+                   const Workspace& bins, index_t* row_nnz, cudaStream_t stream) {
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
   const int shared_bins = policy.symbolic_shared_bins();
@@ -178,14 +250,17 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
     const index_t count = bins.count(bin);
     if (count == 0) continue;
     const BinLaunch launch = launch_of_bin(policy, bin);
-    const std::size_t shared = launch.shared_bytes(sizeof(index_t));
+    // The bin's threads follow its product count; its table need not pass
+    // the columns of B.
+    const int table = std::min(launch.table, table_for_columns(policy, B.cols));
+    const std::size_t shared = std::size_t(launch.rows_per_block) * table * sizeof(index_t);
     const int sub_width = symbolic_sub_width(B.rows, B.nnz, launch.group);
     with_group(launch.group, [&](auto g) {
       constexpr int G = decltype(g)::value;
-      allow_shared_memory(symbolic_shared_kernel<G>, shared);
+      allow_shared_memory<symbolic_shared_kernel<G>>(policy, shared);
       symbolic_shared_kernel<G>
           <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-              in, bins.rows_of(bin), count, launch.table, sub_width, row_nnz);
+              in, bins.rows_of(bin), count, table, sub_width, row_nnz);
       BINAMG_CHECK_LAUNCH();
     });
   }
@@ -207,7 +282,7 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
 /// Stage 3 and 4, numeric: C's columns and values for every binned row.
 template <typename T>
 void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-               const SpgemmPolicy& policy, const Binning& bins, int* error,
+               const SpgemmPolicy& policy, const Workspace& bins, int* error,
                cudaStream_t stream) {
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
@@ -215,24 +290,45 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
     if (count == 0) continue;
+    const BinLaunch launch = numeric_launch_of_bin(policy, bin, count);
+    const std::size_t shared =
+        std::size_t(launch.rows_per_block) * policy.numeric_row_bytes(launch.table);
+    allow_shared_memory<numeric_shared_kernel<kNumericItems, T>>(policy, shared);
+    numeric_shared_kernel<kNumericItems, T>
+        <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
+            in, bins.rows_of(bin), count, launch.table, C.row_ptr.data(), C.col_idx.data(),
+            C.values.data(), error);
+    BINAMG_CHECK_LAUNCH();
+  }
+  for (int bin = 1; bin <= shared_bins; ++bin) {
+    const index_t count = bins.count(policy.numeric_entrywise_bin(bin));
+    if (count == 0) continue;
     const BinLaunch launch = launch_of_bin(policy, bin);
-    const std::size_t shared = launch.shared_bytes(sizeof(index_t) + sizeof(T));
+    const std::size_t shared =
+        std::size_t(launch.rows_per_block) * launch.table * (sizeof(index_t) + sizeof(T));
     with_group(launch.group, [&](auto g) {
       constexpr int G = decltype(g)::value;
-      allow_shared_memory(numeric_shared_kernel<G, T>, shared);
-      numeric_shared_kernel<G, T>
+      allow_shared_memory<numeric_entrywise_kernel<G, T>>(policy, shared);
+      numeric_entrywise_kernel<G, T>
           <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-              in, bins.rows_of(bin), count, launch.table, C.row_ptr.data(), C.col_idx.data(),
-              C.values.data(), error);
+              in, bins.rows_of(policy.numeric_entrywise_bin(bin)), count, launch.table,
+              C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
       BINAMG_CHECK_LAUNCH();
     });
   }
-  if (const index_t count = bins.count(policy.numeric_short_bin()); count > 0) {
+  for (int width_log2 = 0; width_log2 < kShortWidths; ++width_log2) {
+    const int bin = policy.numeric_short_bin(width_log2);
+    const index_t count = bins.count(bin);
+    if (count == 0) continue;
     constexpr int Block = 256;
-    numeric_short_rows_kernel<Block, T><<<grid_for(count, Block / 32), Block, 0, stream>>>(
-        in, bins.rows_of(policy.numeric_short_bin()), count, C.row_ptr.data(),
-        C.col_idx.data(), C.values.data(), error);
-    BINAMG_CHECK_LAUNCH();
+    with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
+      constexpr int Width = decltype(w)::value;
+      numeric_short_rows_kernel<Block, Width, T>
+          <<<grid_for(count, Block / Width), Block, 0, stream>>>(
+              in, bins.rows_of(bin), count, C.row_ptr.data(), C.col_idx.data(),
+              C.values.data(), error);
+      BINAMG_CHECK_LAUNCH();
+    });
   }
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
@@ -268,26 +364,28 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
 }
 
 /// Bins C's rows by nnz for the numeric pass (row_sizes: counts, or offsets
-/// when sizes_are_offsets); returns nnz(C) in 64 bits. Synchronizes.
+/// when sizes_are_offsets; flags_in_bins: the workspace holds
+/// bin_by_products' entry-wise flags); returns nnz(C) in 64 bits. Synchronizes.
 template <typename T>
 unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
                                    const index_t* row_sizes, bool sizes_are_offsets,
-                                   index_t rows, const SpgemmPolicy& policy, Binning& bins,
+                                   bool flags_in_bins, index_t rows, const SpgemmPolicy& policy, Workspace& bins,
                                    cudaStream_t stream) {
-  bins.clear(stream);
   if (rows > 0) {
     const ShortRowRule short_rows{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                  kShortMaxAEntries, kShortCapacity,
-                                  policy.numeric_short_bin()};
+                                  policy.numeric_short_bin(0)};
+    const EntrywiseRule entrywise{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
+                                  policy.entrywise_min_b_length, flags_in_bins,
+                                  policy.numeric_entrywise_bin(1) - 1};
     bin_by_nnz_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
                         stream>>>(row_sizes, sizes_are_offsets, rows,
                                   rule_for(policy, policy.numeric_shared_bins()), short_rows,
-                                  policy.numeric_slack_num, policy.numeric_slack_den,
-                                  bins.bin_of_row.data(), bins.tallies.data(),
-                                  bins.tallies.data() + kMaxBins);
+                                  entrywise, policy.numeric_slack_num, policy.numeric_slack_den,
+                                  bins.bin_of_row, bins.tallies(1),
+                                  bins.tallies(1) + kMaxBins);
     BINAMG_CHECK_LAUNCH();
   }
-  bins.distribute(rows, stream);
+  bins.distribute(1, rows, stream);
   return bins.host_tallies[kMaxBins];
 }
 
@@ -318,49 +416,60 @@ template <typename T>
 DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t stream) {
   using namespace spgemm_detail;
   require_multipliable(A, B, "spgemm");
-  const SpgemmPolicy policy = make_spgemm_policy(sizeof(T));
+  const SpgemmPolicy& policy = spgemm_policy(sizeof(T));
   const index_t rows = A.rows;
 
   DeviceCsr<T> C;
   C.rows = rows;
   C.cols = B.cols;
   C.row_ptr = DeviceBuffer<index_t>(std::size_t(rows) + 1, stream, "spgemm: row offsets of C");
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data(), 0, C.row_ptr.size() * sizeof(index_t),
-                                    stream));
-  if (rows == 0) return C;
+  if (rows == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data(), 0, sizeof(index_t), stream));
+    return C;
+  }
+  std::size_t scan_bytes = 0;
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, C.row_ptr.data(),
+                                                  C.row_ptr.data(), rows + 1, stream));
+  Workspace bins(rows, scan_bytes, stream);
 
   // Stages 1-2: product counts bound each row; bin rows by them.
-  Binning bins(rows, stream);
-  bins.clear(stream);
-  bin_by_products_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
-                           stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                     rows, rule_for(policy, policy.symbolic_shared_bins()),
-                                     C.row_ptr.data(), bins.bin_of_row.data(),
-                                     bins.tallies.data());
-  BINAMG_CHECK_LAUNCH();
-  bins.distribute(rows, stream);
+  const int shared_bins = policy.symbolic_shared_bins();
+  const int max_bin =
+      table_for_columns(policy, B.cols) <= policy.symbolic_max_table ? shared_bins
+                                                                      : shared_bins + 1;
+  const auto count_products = [&](auto lanes) {
+    constexpr int Width = decltype(lanes)::value;
+    bin_by_products_kernel<Width>
+        <<<grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), kThreadsPerRowKernel,
+           0, stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows,
+                        rule_for(policy, shared_bins), max_bin, policy.entrywise_min_b_length,
+                        C.row_ptr.data(), bins.bin_of_row, bins.tallies(0));
+    BINAMG_CHECK_LAUNCH();
+  };
+  // Lanes per row of A from its mean length: one thread for stencil rows, a
+  // warp for the few long rows of a coarse R·A.
+  const double mean_a_row = double(A.nnz) / double(rows);
+  if (mean_a_row <= policy.product_count_thread_max)
+    count_products(std::integral_constant<int, 1>{});
+  else if (mean_a_row <= policy.product_count_sub_warp_max)
+    count_products(std::integral_constant<int, 8>{});
+  else
+    count_products(std::integral_constant<int, 32>{});
+  bins.distribute(0, rows, stream);
 
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
   count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
   const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), false, rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
   C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
   C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
-  std::size_t scan_bytes = 0;
-  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, C.row_ptr.data(),
-                                                  C.row_ptr.data(), rows + 1, stream));
-  {
-    DeviceBuffer<unsigned char> scan_storage(scan_bytes, stream, "spgemm: scan storage");
-    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes,
-                                                    C.row_ptr.data(), C.row_ptr.data(),
-                                                    rows + 1, stream));
-  }
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), C.row_ptr.data(),
+                                                  rows + 1, stream));
 
   // Stages 3-4, numeric: accumulate, sort and write each row.
-  DeviceBuffer<int> error(1, stream, "spgemm: error flag");
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(error.data(), 0, sizeof(int), stream));
-  fill_rows(A, B, C, policy, bins, error.data(), stream);
+  fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
   return C;
 }
 
@@ -373,18 +482,16 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   require(C.rows == A.rows && C.cols == B.cols,
           "spgemm_numeric: C is " + std::to_string(C.rows) + " x " + std::to_string(C.cols) +
               " but A·B is " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
-  const SpgemmPolicy policy = make_spgemm_policy(sizeof(T));
-  Binning bins(C.rows, stream);
+  const SpgemmPolicy& policy = spgemm_policy(sizeof(T));
+  Workspace bins(C.rows, 0, stream);
   const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), true, C.rows, policy, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, policy, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
-  DeviceBuffer<int> error(1, stream, "spgemm_numeric: error flag");
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(error.data(), 0, sizeof(int), stream));
-  fill_rows(A, B, C, policy, bins, error.data(), stream);
+  fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
   int host_error = 0;
-  BINAMG_CUDA_CHECK(
-      cudaMemcpyAsync(&host_error, error.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_error, &bins.counters->error, sizeof(int),
+                                    cudaMemcpyDeviceToHost, stream));
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   require(host_error == 0,
           "spgemm_numeric: the sparsity pattern of A·B differs from C's (a row of the "

@@ -24,7 +24,7 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 
 /// GPU: the binned framework of Liu & Vinter (2014). (1) each row's product
 /// count bounds its nnz; (2) rows are binned by that bound on the GPU;
-/// (3) each bin runs the kernel that suits it: a warp-register sort of the
+/// (3) each bin runs the kernel that suits it: a sub-warp register sort of the
 /// products for short rows, shared-memory hash tables per row for sub-warp,
 /// warp and block rows, a dense global-memory accumulator for rows past the
 /// largest shared table (split over several blocks when there are few of

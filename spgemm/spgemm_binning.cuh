@@ -27,30 +27,53 @@ struct BinRule {
   }
 };
 
-/// One thread per row of A (rows are independent): counts the products of
-/// A(row,:)·B in 64 bits, records the row's symbolic bin and adds it to the
-/// bin histogram (block-local first, so global atomics stay few). Rows with
-/// 0 or 1 product need no kernel: their nnz(C) is the product count, stored now.
+/// Width lanes per row of A (rows are independent; Width from A's mean row
+/// length, so that the dozens of long rows of a coarse R·A do not walk
+/// hundreds of entries on one thread): counts the products of A(row,:)·B in
+/// 64 bits, records the row's symbolic bin and adds it to the bin histogram
+/// (block-local first, so global atomics stay few). The bin follows the
+/// product count (the work, hence the threads a row gets) but stops at
+/// max_bin: when B's columns fit the largest shared table, so does every row
+/// (a row has no more distinct columns than B), which keeps long Galerkin
+/// rows (R·A: thousands of products onto a few hundred columns) off the
+/// global path. Rows with 0 or 1 product need no kernel: their nnz(C) is the
+/// product count, stored now; row_nnz[rows] (read, not used, by the exclusive
+/// scan) is zeroed too. Rows of at least entrywise_min_b_length products per
+/// A entry also get kEntrywiseFlag in their bin byte, for bin_by_nnz_kernel
+/// (the histogram counts the bin alone).
+template <int Width>
 __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
                                        const index_t* b_row_ptr, index_t rows, BinRule rule,
+                                       int max_bin, int entrywise_min_b_length,
                                        index_t* row_nnz, std::uint8_t* bin_of_row,
                                        unsigned long long* bin_counts) {
   __shared__ index_t histogram[kMaxBins];
   if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
   __syncthreads();
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row < rows) {
-    std::int64_t products = 0;
-    for (index_t k = a_row_ptr[row]; k < a_row_ptr[row + 1]; ++k) {
-      const index_t inner = a_col[k];
-      products += b_row_ptr[inner + 1] - b_row_ptr[inner];
-    }
+  const index_t row = (index_t(blockIdx.x) * blockDim.x + threadIdx.x) / Width;
+  const int lane = threadIdx.x % Width;
+  if (row == 0 && lane == 0) row_nnz[rows] = 0;
+  // Every lane reaches the shuffles: a row past the end counts nothing.
+  const index_t begin = row < rows ? a_row_ptr[row] : 0;
+  const index_t end = row < rows ? a_row_ptr[row + 1] : 0;
+  std::int64_t products = 0;
+  for (index_t k = begin + lane; k < end; k += Width) {
+    const index_t inner = a_col[k];
+    products += b_row_ptr[inner + 1] - b_row_ptr[inner];
+  }
+#pragma unroll
+  for (int offset = Width / 2; offset > 0; offset /= 2)
+    products += __shfl_xor_sync(0xffffffffu, products, offset, Width);
+  if (row < rows && lane == 0) {
     int bin = 0;
-    if (products <= 1)
+    unsigned flag = 0;
+    if (products <= 1) {
       row_nnz[row] = index_t(products);
-    else
-      bin = rule.bin_of(products);
-    bin_of_row[row] = std::uint8_t(bin);
+    } else {
+      bin = min(rule.bin_of(products), max_bin);
+      if (products >= std::int64_t(entrywise_min_b_length) * (end - begin)) flag = kEntrywiseFlag;
+    }
+    bin_of_row[row] = std::uint8_t(unsigned(bin) | flag);
     atomicAdd(&histogram[bin], 1);
   }
   __syncthreads();
@@ -60,34 +83,63 @@ __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* 
 }
 
 /// Which rows the numeric pass sends to the short-row kernel: those with at
-/// most max_a_entries entries of A and max_products products (0 bin: none).
+/// most kShortMaxAEntries entries of A and kShortItems·32 products, in the
+/// bin of the narrowest sub-warp whose kShortItems slots per lane hold both.
 struct ShortRowRule {
   const index_t* a_row_ptr;
   const index_t* a_col;
   const index_t* b_row_ptr;
-  int max_a_entries;
-  int max_products;
-  int bin;
-  __device__ bool holds(index_t row) const {
+  int first_bin;  // the bin of sub-warps of kShortMinWidth lanes
+  /// The row's short-row bin, or 0 if it is not short.
+  __device__ int bin_of(index_t row) const {
+    constexpr index_t max_products = index_t(kShortItems) * 32;
     const index_t begin = a_row_ptr[row], end = a_row_ptr[row + 1];
-    if (bin == 0 || end - begin > max_a_entries) return false;
+    if (end - begin > kShortMaxAEntries) return 0;
     index_t products = 0;
     for (index_t k = begin; k < end && products <= max_products; ++k) {
       const index_t inner = a_col[k];
       products += b_row_ptr[inner + 1] - b_row_ptr[inner];
     }
-    return products <= max_products;
+    if (products > max_products) return 0;
+    const index_t slots = max(products, end - begin);
+    int bin = first_bin;
+    for (index_t width = kShortMinWidth; width * kShortItems < slots; width *= 2) ++bin;
+    return bin;
+  }
+};
+
+/// Which rows the numeric pass sends to the entry-wise kernel (B rows of at
+/// least min_b_length on average): spgemm reads the flag bin_by_products left
+/// in the row's bin byte; spgemm_numeric, which has no symbolic pass, counts
+/// the row's products here.
+struct EntrywiseRule {
+  const index_t* a_row_ptr;
+  const index_t* a_col;
+  const index_t* b_row_ptr;
+  int min_b_length;
+  bool flagged;    // bin_of_row holds bin_by_products' flags
+  int bin_offset;  // entry-wise bin - shared bin
+  __device__ bool holds(index_t row, const std::uint8_t* bin_of_row) const {
+    if (flagged) return (bin_of_row[row] & kEntrywiseFlag) != 0;
+    const index_t begin = a_row_ptr[row], end = a_row_ptr[row + 1];
+    std::int64_t products = 0;
+    for (index_t k = begin; k < end; ++k) {
+      const index_t inner = a_col[k];
+      products += b_row_ptr[inner + 1] - b_row_ptr[inner];
+    }
+    return products >= std::int64_t(min_b_length) * (end - begin);
   }
 };
 
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
 /// when `sizes_are_offsets`), picks the short-row bin if `short_rows` holds
-/// the row, else the numeric bin for a table of nnz·slack slots; adds it to
+/// the row, else the numeric bin for a table of nnz·slack slots, moved to its
+/// entry-wise twin when `entrywise` holds the row; adds it to
 /// the histogram and the 64-bit nnz(C) total (integer sums: order-free,
 /// hence deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
                                   index_t rows, BinRule rule, ShortRowRule short_rows,
-                                  int slack_num, int slack_den,
+                                  EntrywiseRule entrywise, int slack_num, int slack_den,
                                   std::uint8_t* bin_of_row, unsigned long long* bin_counts,
                                   unsigned long long* total_nnz) {
   __shared__ index_t histogram[kMaxBins];
@@ -99,9 +151,11 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
   if (row < rows) {
     const index_t nnz =
         sizes_are_offsets ? row_sizes[row + 1] - row_sizes[row] : row_sizes[row];
-    const int bin = nnz == 0                ? 0
-                    : short_rows.holds(row) ? short_rows.bin
-                                            : rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
+    int bin = nnz == 0 ? 0 : short_rows.bin_of(row);
+    if (nnz != 0 && bin == 0) {
+      bin = rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
+      if (bin <= rule.shared_bins && entrywise.holds(row, bin_of_row)) bin += entrywise.bin_offset;
+    }
     bin_of_row[row] = std::uint8_t(bin);
     atomicAdd(&histogram[bin], 1);
     atomicAdd(&block_total, static_cast<unsigned long long>(nnz));
@@ -128,7 +182,7 @@ __global__ void scatter_rows_kernel(const std::uint8_t* bin_of_row, index_t rows
   __syncthreads();
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = row < rows;
-  const int bin = active ? bin_of_row[row] : 0;
+  const int bin = active ? int(bin_of_row[row] & kBinMask) : 0;
   const unsigned peers = __match_any_sync(0xffffffffu, active ? bin : -1);
   const int lane = threadIdx.x & 31;
   const int leader = __ffs(peers) - 1;

@@ -56,6 +56,29 @@ __device__ __forceinline__ bool insert_key(index_t* keys, unsigned mask, index_t
   }
 }
 
+/// Finds `col`'s slot in a table of mask+1 slots, claiming an empty one if
+/// absent; `claimed` tells whether this call claimed it (among lanes racing
+/// for one column, exactly one does). Returns -1 if the table is full
+/// without `col` (the caller's nnz was wrong).
+__device__ __forceinline__ int claim_slot(index_t* keys, unsigned mask, index_t col,
+                                          bool& claimed) {
+  unsigned slot = (unsigned(col) * kHashScale) & mask;
+  for (unsigned probe = 0; probe <= mask; ++probe) {
+    const index_t key = keys[slot];
+    if (key == col) return int(slot);
+    if (key == kEmptyKey) {
+      const index_t old = atomicCAS(&keys[slot], kEmptyKey, col);
+      if (old == kEmptyKey) {
+        claimed = true;
+        return int(slot);
+      }
+      if (old == col) return int(slot);
+    }
+    slot = (slot + 1) & mask;
+  }
+  return -1;
+}
+
 /// Adds `value` to `col`'s slot, claiming one if absent. Callers guarantee no
 /// other lane touches `col` concurrently (a B row's columns are distinct and
 /// A entries are taken one at a time), so the value needs no atomic. Returns
@@ -63,27 +86,11 @@ __device__ __forceinline__ bool insert_key(index_t* keys, unsigned mask, index_t
 template <typename T>
 __device__ __forceinline__ bool accumulate(index_t* keys, T* values, unsigned mask,
                                            index_t col, T value) {
-  unsigned slot = (unsigned(col) * kHashScale) & mask;
-  for (unsigned probe = 0; probe <= mask; ++probe) {
-    const index_t key = keys[slot];
-    if (key == col) {
-      values[slot] += value;
-      return true;
-    }
-    if (key == kEmptyKey) {
-      const index_t old = atomicCAS(&keys[slot], kEmptyKey, col);
-      if (old == kEmptyKey) {
-        values[slot] = value;
-        return true;
-      }
-      if (old == col) {  // unreachable by the caller's guarantee; kept total
-        values[slot] += value;
-        return true;
-      }
-    }
-    slot = (slot + 1) & mask;
-  }
-  return false;
+  bool claimed = false;
+  const int slot = claim_slot(keys, mask, col, claimed);
+  if (slot < 0) return false;
+  values[slot] = claimed ? value : values[slot] + value;
+  return true;
 }
 
 /// Sorts a power-of-two table of `size` (key, value) slots by key, empty slots

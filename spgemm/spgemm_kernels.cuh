@@ -33,7 +33,7 @@ struct ProductOperands {
 
 /// Symbolic, shared-memory bins. Each group of G lanes owns one row of the
 /// bin (blockDim.x / G rows per block) and a table of `table_size` keys,
-/// which is at least the row's product count, so it cannot overflow. The
+/// at least min(the row's product count, cols(B)), so it cannot overflow. The
 /// group splits into G/sub_width sub-groups taking A's entries round robin,
 /// the sub_width lanes of a sub-group sharing one B row (RMerge-style
 /// partial warps: short B rows keep all lanes busy). Writes nnz(C row).
@@ -76,51 +76,135 @@ __global__ void symbolic_shared_kernel(PatternOperands in, const index_t* rows,
   }
 }
 
-/// Numeric, shared-memory bins. Each group of G lanes owns one row of C and a
-/// table of `table_size` (key, value) slots, more than the row's nnz. A's
-/// entries are taken strictly in order, the G lanes spreading over B's row
-/// (distinct columns: no two lanes share a slot in one step) with a group
-/// barrier between entries, so each entry of C is summed in A's row order,
-/// as the CPU reference does. The table is then sorted and its first nnz
-/// slots written. Sets *error if the row does not have exactly C's nnz.
-template <int G, typename T>
+/// The A entry (lane of the warp's batch) that product q of the batch belongs
+/// to: the first lane whose inclusive end offset passes q. All lanes take part.
+__device__ __forceinline__ int entry_of_product(index_t end_offset, index_t q) {
+  int low = 0;
+  for (int step = 16; step > 0; step >>= 1)
+    if (__shfl_sync(0xffffffffu, end_offset, low + step - 1) <= q) low += step;
+  return low;
+}
+
+/// Numeric, shared-memory bins. One warp owns one row of C, a table of
+/// `table_size` (key, value) slots (more than the row's nnz) and 32 staged
+/// values. A's entries come 32 at a time (lane e holds entry e and the scan
+/// of the B row lengths), their products in rounds of 32·Items in A order:
+/// each lane first loads its Items products (index q = round + i·32 + lane),
+/// so a round's loads are in flight together; then for each i the lanes claim
+/// their columns' slots, and lanes that hit one slot (__match_any_sync) are
+/// summed by the lowest of them in lane order onto the slot's running sum.
+/// Lane order inside a step and steps in order are A's row order, so every
+/// entry of C is summed exactly as the CPU does, with no barrier per A entry.
+/// The occupied slots are then compacted, sorted by column (bitonic over the
+/// next power of two of nnz) and written. Sets *error if the row does not
+/// have exactly C's nnz.
+template <int Items, typename T>
 __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows,
                                       index_t row_count, int table_size,
                                       const index_t* c_row_ptr, index_t* c_col, T* c_val,
                                       int* error) {
+  constexpr unsigned kWarp = 0xffffffffu;
   extern __shared__ __align__(16) unsigned char numeric_table[];
-  const int group = threadIdx.x / G;
-  const int lane = threadIdx.x % G;
-  const int rows_per_block = blockDim.x / G;
-  const index_t slot_in_bin = index_t(blockIdx.x) * rows_per_block + group;
-  if (slot_in_bin >= row_count) return;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int warps = blockDim.x / 32;
+  const index_t slot_in_bin = index_t(blockIdx.x) * warps + warp;
+  if (slot_in_bin >= row_count) return;  // whole warps leave together
   const index_t row = rows[slot_in_bin];
-  T* values = reinterpret_cast<T*>(numeric_table) + std::size_t(group) * table_size;
-  index_t* keys = reinterpret_cast<index_t*>(reinterpret_cast<T*>(numeric_table) +
-                                             std::size_t(rows_per_block) * table_size) +
-                  std::size_t(group) * table_size;
+  T* const all_values = reinterpret_cast<T*>(numeric_table);
+  T* values = all_values + std::size_t(warp) * table_size;
+  T* staged = all_values + std::size_t(warps) * table_size + 32 * warp;
+  index_t* keys = reinterpret_cast<index_t*>(all_values + std::size_t(warps) * (table_size + 32)) +
+                  std::size_t(warp) * table_size;
   const unsigned mask = unsigned(table_size - 1);
-  for (int i = lane; i < table_size; i += G) keys[i] = kEmptyKey;
-  group_sync<G>();
+  for (int i = lane; i < table_size; i += 32) keys[i] = kEmptyKey;
+  __syncwarp();
 
   bool fits = true;
-  for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
-    const index_t inner = in.a_col[k];
-    const T a = in.a_val[k];
-    const index_t end = in.b_row_ptr[inner + 1];
-    for (index_t p = in.b_row_ptr[inner] + lane; p < end; p += G)
-      fits &= accumulate(keys, values, mask, in.b_col[p], product(a, in.b_val[p]));
-    group_sync<G>();
+  const index_t a_end = in.a_row_ptr[row + 1];
+  for (index_t k0 = in.a_row_ptr[row]; k0 < a_end; k0 += 32) {
+    index_t b_begin = 0, length = 0;
+    T a = T(0);
+    if (k0 + lane < a_end) {
+      const index_t inner = in.a_col[k0 + lane];
+      a = in.a_val[k0 + lane];
+      b_begin = in.b_row_ptr[inner];
+      length = in.b_row_ptr[inner + 1] - b_begin;
+    }
+    index_t end_offset = length;  // inclusive scan of the batch's B row lengths
+    for (int step = 1; step < 32; step <<= 1) {
+      const index_t before = __shfl_up_sync(kWarp, end_offset, step);
+      if (lane >= step) end_offset += before;
+    }
+    const index_t total = __shfl_sync(kWarp, end_offset, 31);
+    for (index_t round = 0; round < total; round += 32 * Items) {
+      index_t col[Items];
+      T value[Items];
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const index_t q = round + i * 32 + lane;
+        const int entry = entry_of_product(end_offset, q);
+        const index_t entry_end = __shfl_sync(kWarp, end_offset, entry);
+        const index_t entry_length = __shfl_sync(kWarp, length, entry);
+        const index_t p = __shfl_sync(kWarp, b_begin, entry) + q - (entry_end - entry_length);
+        const T entry_a = __shfl_sync(kWarp, a, entry);
+        col[i] = kEmptyKey;
+        value[i] = T(0);
+        if (q < total) {
+          col[i] = in.b_col[p];
+          value[i] = product(entry_a, in.b_val[p]);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        if (round + i * 32 >= total) break;  // warp-uniform
+        bool claimed = false;
+        int slot = col[i] == kEmptyKey ? -1 : claim_slot(keys, mask, col[i], claimed);
+        fits &= col[i] == kEmptyKey || slot >= 0;
+        // Idle lanes and a full table get keys of their own, so they never pair.
+        const int match_key = slot >= 0 ? slot : -1 - lane;
+        const unsigned peers = __match_any_sync(kWarp, match_key);
+        const unsigned fresh = __ballot_sync(kWarp, claimed);
+        staged[lane] = value[i];
+        __syncwarp();
+        if (slot >= 0 && lane == __ffs(peers) - 1) {
+          T sum = (fresh & peers) != 0 ? value[i] : values[slot] + value[i];
+          for (unsigned later = peers & (peers - 1); later != 0; later &= later - 1)
+            sum += staged[__ffs(later) - 1];
+          values[slot] = sum;
+        }
+        __syncwarp();
+      }
+    }
   }
-  sort_table<G>(keys, values, table_size, lane);
+
+  // Compact the occupied slots to the front: a step writes only below the
+  // slots it has read, so one table suffices.
+  index_t found = 0;
+  for (int base = 0; base < table_size; base += 32) {
+    const index_t key = keys[base + lane];
+    const T value = values[base + lane];
+    const unsigned used = __ballot_sync(kWarp, key != kEmptyKey);
+    __syncwarp();
+    if (key != kEmptyKey) {
+      const index_t at = found + __popc(used & ((1u << lane) - 1u));
+      keys[at] = key;
+      values[at] = value;
+    }
+    found += __popc(used);
+  }
+  int sorted = 1;
+  while (sorted < found) sorted <<= 1;
+  for (index_t i = found + lane; i < sorted; i += 32) keys[i] = kEmptyKey;
+  __syncwarp();
+  sort_table<32>(keys, values, sorted, lane);
 
   const index_t start = c_row_ptr[row];
   const index_t nnz = c_row_ptr[row + 1] - start;
-  const bool count_matches = nnz <= table_size && (nnz == 0 || keys[nnz - 1] != kEmptyKey) &&
-                             (nnz == table_size || keys[nnz] == kEmptyKey);
-  if (!fits || (lane == 0 && !count_matches)) atomicExch(error, 1);
-  if (!count_matches) return;
-  for (index_t i = lane; i < nnz; i += G) {
+  const bool all_fit = __all_sync(kWarp, fits);
+  if (lane == 0 && (!all_fit || found != nnz)) atomicExch(error, 1);
+  if (found != nnz) return;
+  for (index_t i = lane; i < nnz; i += 32) {
     c_col[start + i] = keys[i];
     c_val[start + i] = values[i];
   }

@@ -9,25 +9,62 @@ namespace binamg::spgemm_detail {
 /// Bin 0 holds rows needing no kernel (symbolic: 0 or 1 product, counted
 /// directly; numeric: empty rows). Bins 1..shared_bins hold rows whose hash
 /// table of min_table << (bin-1) slots fits in shared memory; the bin after
-/// them holds the long rows that fall back to a dense accumulator in global memory.
-constexpr int kMaxBins = 16;
+/// them holds the long rows that fall back to a dense accumulator in global
+/// memory. The numeric pass adds the short-row bins and the entry-wise bins
+/// after it (SpgemmPolicy::numeric_short_bin, numeric_entrywise_bin).
+constexpr int kMaxBins = 32;
+/// bin_by_products marks a row for the entry-wise numeric kernel with this
+/// bit of its bin byte (bins stay below it).
+constexpr unsigned kEntrywiseFlag = 0x80u;
+constexpr unsigned kBinMask = 0x7fu;
+static_assert(kMaxBins <= int(kBinMask), "bins must fit below the entry-wise flag");
+
+/// Numeric shared-memory bins: products each lane loads before it adds any,
+/// so that a warp keeps 32 x this many loads in flight per round.
+constexpr int kNumericItems = 8;
+
+/// Short rows (spgemm_short_rows.cuh): at most kShortMaxAEntries A entries and
+/// kShortItems x 32 products; a sub-warp of the smallest width in
+/// kShortMinWidth, 2·kShortMinWidth, .. 32 (kShortWidths of them) whose
+/// kShortItems slots per lane hold both the products and the A entries.
+constexpr int kShortMaxAEntries = 32;
+constexpr int kShortItems = 4;
+constexpr int kShortMinWidth = 4;
+constexpr int kShortWidths = 4;
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
   int min_table = 32;
-  // Threads per row = table slots / slots_per_thread, clamped to
-  // [min_group, max_group]; with 8 slots per thread a block-per-row bin keeps
-  // ~96 bytes of (key, double) table per thread, so shared memory, not
-  // registers, limits occupancy only near full occupancy on Hopper.
+  // Symbolic pass: threads per row = table slots / slots_per_thread, clamped
+  // to [min_group, max_group]; with 8 slots per thread a block-per-row bin
+  // keeps 32 bytes of keys per thread, so shared memory, not registers,
+  // limits occupancy only near full occupancy on Hopper.
   int slots_per_thread = 8;
   int min_group = 4;
   int max_group = 1024;
   // Threads per block when several rows share a block (groups of <= 32 threads).
   int small_block = 256;
+  // Numeric pass: one warp per row (spgemm_kernels.cuh), at most this many
+  // rows per block; fewer when their tables would not fit in one block.
+  int numeric_rows_per_block = 8;
   // Numeric tables hold nnz(C row) keys at load <= 2/3 so probes stay short;
-  // symbolic tables hold the product count, an upper bound of the row's nnz.
+  // symbolic tables hold min(product count, cols(B)), an upper bound of the
+  // row's nnz.
   int numeric_slack_num = 3;
   int numeric_slack_den = 2;
+  // Rows whose B rows are this long on average (products >= this x A
+  // entries) go to the entry-wise numeric kernel: a group of up to 1024
+  // lanes spreads over one B row at a time (its columns are distinct, so
+  // no lanes collide), where the warp kernel's per-product entry search and
+  // __match_any_sync cost more than they save, and one warp per large table
+  // starves the SM (squaring banded, block and power-law matrices).
+  int entrywise_min_b_length = 32;
+  // Product counting (bin_by_products_kernel): a thread per row of A while
+  // A's mean row length is at most product_count_thread_max, 8 lanes up to
+  // product_count_sub_warp_max, else a warp (coarse R·A: dozens of rows of
+  // hundreds of entries, whose serial walk took ~1 ms).
+  int product_count_thread_max = 8;
+  int product_count_sub_warp_max = 64;
   // Long rows: one block per row, each block with a dense accumulator of
   // cols(B) entries in global memory; at most global_blocks_per_sm blocks per
   // SM and global_memory_budget bytes of accumulators at once (only graphs
@@ -40,21 +77,34 @@ struct SpgemmPolicy {
   // call's peak well under cuSPARSE's on such matrices.
   std::size_t split_memory_budget = std::size_t(160) << 20;
 
-  // Derived from the device (see make_spgemm_policy).
+  // Derived from the device (see spgemm_policy).
+  int device = 0;
   int sm_count = 0;
   std::size_t shared_per_block = 0;  // sharedMemPerBlockOptin
+  std::size_t shared_usable = 0;     // less headroom for the kernels' static shared memory
+  std::size_t value_bytes = 0;
   int symbolic_max_table = 0;        // largest power of two of 4-byte keys that fits
-  int numeric_max_table = 0;         // the same for (key, value) pairs
+  int numeric_max_table = 0;         // largest numeric table of one row that fits
 
   int symbolic_shared_bins() const { return bins_up_to(symbolic_max_table); }
   int numeric_shared_bins() const { return bins_up_to(numeric_max_table); }
-  // Numeric rows of few products go to a warp-per-row sort kernel
-  // (spgemm_short_rows.cuh); their bin follows the long-row bin.
-  int numeric_short_bin() const { return numeric_shared_bins() + 2; }
+  // Numeric rows of few products go to the sub-warp sort kernel
+  // (spgemm_short_rows.cuh), width kShortMinWidth << width_log2; their bins
+  // follow the long-row bin. The entry-wise bins follow them, one per table
+  // size of the shared bins (bin 1..numeric_shared_bins()).
+  int numeric_short_bin(int width_log2) const { return numeric_shared_bins() + 2 + width_log2; }
+  int numeric_entrywise_bin(int bin) const {
+    return numeric_shared_bins() + 1 + kShortWidths + bin;
+  }
+  int numeric_last_bin() const { return numeric_entrywise_bin(numeric_shared_bins()); }
   int table_of_bin(int bin) const { return min_table << (bin - 1); }
   int group_of_table(int table) const {
     int group = table / slots_per_thread;
     return group < min_group ? min_group : (group > max_group ? max_group : group);
+  }
+  // Shared bytes of one numeric row: its (key, value) table and 32 staged values.
+  std::size_t numeric_row_bytes(int table) const {
+    return std::size_t(table) * (4 + value_bytes) + 32 * value_bytes;
   }
 
  private:
@@ -65,13 +115,11 @@ struct SpgemmPolicy {
   }
 };
 
-/// How a shared-memory bin is launched: `group` lanes per row with a hash table
-/// of `table` slots each, `rows_per_block` rows in a block of `block` threads.
+/// How a shared-memory bin is launched: `group` lanes per row with a hash
+/// table of (at most, see count_row_nnz) `table` slots each, `rows_per_block`
+/// rows in a block of `block` threads.
 struct BinLaunch {
   int table, group, block, rows_per_block;
-  std::size_t shared_bytes(std::size_t bytes_per_slot) const {
-    return std::size_t(rows_per_block) * table * bytes_per_slot;
-  }
 };
 
 inline BinLaunch launch_of_bin(const SpgemmPolicy& policy, int bin) {
@@ -83,7 +131,28 @@ inline BinLaunch launch_of_bin(const SpgemmPolicy& policy, int bin) {
   return launch;
 }
 
-/// The policy for the current device and a value type of `value_bytes`.
-SpgemmPolicy make_spgemm_policy(std::size_t value_bytes);
+/// How a numeric shared-memory bin of `rows` rows is launched: a warp per
+/// row, as many rows per block as fit (at most numeric_rows_per_block), and
+/// fewer when the bin is too small to give every SM a block (a few dozen
+/// long rows of R·A must not crowd onto a handful of SMs).
+inline BinLaunch numeric_launch_of_bin(const SpgemmPolicy& policy, int bin, long long rows) {
+  BinLaunch launch;
+  launch.table = policy.table_of_bin(bin);
+  launch.group = 32;
+  const long long fit =
+      static_cast<long long>(policy.shared_usable / policy.numeric_row_bytes(launch.table));
+  const long long spread = (rows + policy.sm_count - 1) / policy.sm_count;
+  long long per_block = policy.numeric_rows_per_block;
+  if (fit < per_block) per_block = fit;
+  if (spread < per_block) per_block = spread;
+  launch.rows_per_block = per_block < 1 ? 1 : int(per_block);
+  launch.block = 32 * launch.rows_per_block;
+  return launch;
+}
+
+/// The policy for the current device and a value type of `value_bytes`,
+/// derived once per (device, value size) and cached: the device queries cost
+/// as much as a launch and a SpGEMM of a coarse level takes only a few.
+const SpgemmPolicy& spgemm_policy(std::size_t value_bytes);
 
 }  // namespace binamg::spgemm_detail

@@ -1,31 +1,31 @@
 #pragma once
-// Numeric pass for short rows (few products, e.g. small-stencil Poisson): one
-// warp per row, no hash table and no barrier per A entry. The row's products
-// are expanded at once, sorted by (column, A-order position) and each run of
-// equal columns is summed left to right, which is A's row order: the CPU
-// reference's sum, bit for bit.
+// Numeric pass for short rows (few products, e.g. small-stencil Poisson and
+// the A·P of an AMG setup): a sub-warp per row, no hash table and no barrier
+// per A entry. The row's products are expanded at once, sorted by (column,
+// A-order position) and each run of equal columns is summed left to right,
+// which is A's row order: the CPU reference's sum, bit for bit.
 #include <cuda_runtime.h>
 
 #include "spgemm/spgemm_kernels.cuh"
+#include "spgemm/spgemm_policy_gpu.hpp"
 
 namespace binamg::spgemm_detail {
 
-/// Rows go to the short-row kernel when they have at most this many A
-/// entries (one per lane) and at most kShortCapacity products (the warp's
-/// shared buffer); kShortPositionBits bits number a product in its row.
-constexpr int kShortMaxAEntries = 32;
-constexpr int kShortCapacity = 128;
+/// kShortPositionBits bits number a product in its row (at most 32·kShortItems).
 constexpr int kShortPositionBits = 7;
-static_assert((1 << kShortPositionBits) == kShortCapacity, "positions must fit their bits");
+static_assert((1 << kShortPositionBits) == 32 * kShortItems, "positions must fit their bits");
 
-/// Sorts the warp's 32·Items 64-bit keys ascending in registers, blocked:
-/// lane l holds elements l·Items .. l·Items+Items-1. Bitonic network; pairs
-/// Items or more apart meet through a shuffle (each lane keeps the minimum
-/// or the maximum), closer pairs inside one lane. All 32 lanes take part.
-template <int Items>
-__device__ __forceinline__ void warp_sort_keys(unsigned long long (&keys)[Items], int lane) {
-  constexpr int SizeLog2 = Items == 1 ? 5 : Items == 2 ? 6 : 7;
-  static_assert(Items == 1 || Items == 2 || Items == 4, "32, 64 or 128 keys");
+constexpr int log2_of_power(int value) { return value <= 1 ? 0 : 1 + log2_of_power(value / 2); }
+
+/// Sorts the sub-warp's Width·Items 64-bit keys ascending in registers,
+/// blocked: lane l of the sub-warp holds elements l·Items .. l·Items+Items-1.
+/// Bitonic network; pairs Items or more apart meet through a shuffle inside
+/// the sub-warp (each lane keeps the minimum or the maximum), closer pairs
+/// inside one lane. All 32 lanes of the warp take part.
+template <int Items, int Width>
+__device__ __forceinline__ void sub_warp_sort_keys(unsigned long long (&keys)[Items], int lane) {
+  constexpr int SizeLog2 = log2_of_power(Items * Width);
+  static_assert((1 << SizeLog2) == Items * Width, "a power of two of keys");
   // Counted loops (not shifts) so that they unroll and keys[] stays in registers.
 #pragma unroll
   for (int block_log2 = 1; block_log2 <= SizeLog2; ++block_log2) {
@@ -38,7 +38,7 @@ __device__ __forceinline__ void warp_sort_keys(unsigned long long (&keys)[Items]
         for (int j = 0; j < Items; ++j) {
           const int element = lane * Items + j;
           const unsigned long long other =
-              __shfl_xor_sync(0xffffffffu, keys[j], stride / Items);
+              __shfl_xor_sync(0xffffffffu, keys[j], stride / Items, Width);
           const bool ascending = (element & block) == 0;
           const bool lower = (element & stride) == 0;
           keys[j] = (lower == ascending) ? (keys[j] < other ? keys[j] : other)
@@ -60,110 +60,109 @@ __device__ __forceinline__ void warp_sort_keys(unsigned long long (&keys)[Items]
   }
 }
 
-/// Expands products lane·Items+j of the warp's row into sort keys (padding
-/// past `total` sorts last), values[q] = a·b of product q; sorts the keys
-/// and stores them, in order, to `sorted`.
-template <int Items, typename T>
-__device__ __forceinline__ void expand_and_sort(const ProductOperands<T>& in, int entries,
-                                                int total, const index_t* entry_offset,
-                                                const index_t* entry_b_begin,
-                                                const T* entry_a, T* values,
-                                                unsigned long long* sorted, int lane) {
-  using Key = unsigned long long;
-  Key keys[Items];
-#pragma unroll
-  for (int j = 0; j < Items; ++j) {
-    const int q = lane * Items + j;
-    keys[j] = ~Key(0);
-    if (q < total) {
-      int low = 0, high = entries - 1;  // last entry starting at or before q
-      while (low < high) {
-        const int mid = (low + high + 1) / 2;
-        if (entry_offset[mid] <= q) low = mid; else high = mid - 1;
-      }
-      const index_t p = entry_b_begin[low] + (q - entry_offset[low]);
-      values[q] = product(entry_a[low], in.b_val[p]);
-      keys[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
-    }
-  }
-  warp_sort_keys<Items>(keys, lane);
-#pragma unroll
-  for (int j = 0; j < Items; ++j) sorted[lane * Items + j] = keys[j];
-}
-
-/// Numeric, short rows. Each warp owns one row of the bin (rows of at most
-/// kShortMaxAEntries A entries and kShortCapacity products) and a shared
-/// buffer of kShortCapacity (key, value) slots. Lane k reads A entry k; the
-/// warp scans the B row lengths so that product q (A-order index) knows its
-/// entry by binary search. Keys are (column << kShortPositionBits) | q,
-/// sorted in registers (warp_sort_keys) and stored back in order, so a run of
-/// equal columns lists its products in A's order; the run's first slot sums
-/// the run left to right and writes it at the rank of the run. Invariant: a run's sum equals the CPU's for that entry.
-/// Sets *error if the number of runs differs from C's nnz for the row.
-template <int Block, typename T>
+/// Numeric, short rows. Each sub-warp of Width lanes owns one row of the bin
+/// (at most kShortMaxAEntries A entries and Width·kShortItems products and
+/// entries; Block/Width rows per block) and shared slots for its entries and
+/// products. The sub-warp scans the B row lengths, Width entries at a time,
+/// so that product q (A-order index) finds its entry by binary search. Keys
+/// are (column << kShortPositionBits) | q, sorted in registers and stored
+/// back in order, so a run of equal columns lists its products in A's order;
+/// the run's first slot sums the run left to right and writes it at the rank
+/// of the run. Invariant: a run's sum equals the CPU's for that entry. Sub-
+/// warps past the bin's end idle through their warp's shuffles. Sets *error
+/// if the number of runs differs from C's nnz for the row.
+template <int Block, int Width, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
                               const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
   using Key = unsigned long long;
-  constexpr int Warps = Block / 32;
-  __shared__ Key keys[Warps][kShortCapacity];
-  __shared__ T values[Warps][kShortCapacity];
-  __shared__ index_t entry_offset[Warps][kShortMaxAEntries];
-  __shared__ index_t entry_b_begin[Warps][kShortMaxAEntries];
-  __shared__ T entry_a[Warps][kShortMaxAEntries];
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const index_t slot = index_t(blockIdx.x) * Warps + warp;
-  if (slot >= row_count) return;  // whole warps leave together
-  const index_t row = rows[slot];
+  constexpr unsigned kWarp = 0xffffffffu;
+  constexpr int Rows = Block / Width;
+  constexpr int Capacity = Width * kShortItems;
+  constexpr int MaxEntries = Capacity < kShortMaxAEntries ? Capacity : kShortMaxAEntries;
+  __shared__ Key keys[Rows][Capacity];
+  __shared__ T values[Rows][Capacity];
+  __shared__ index_t entry_offset[Rows][MaxEntries];
+  __shared__ index_t entry_b_begin[Rows][MaxEntries];
+  __shared__ T entry_a[Rows][MaxEntries];
+  const int group = threadIdx.x / Width;
+  const int lane = threadIdx.x % Width;
+  const index_t first_of_warp = index_t(blockIdx.x) * Rows + (threadIdx.x / 32) * (32 / Width);
+  if (first_of_warp >= row_count) return;  // whole warps leave together
+  const index_t slot = index_t(blockIdx.x) * Rows + group;
+  const bool active = slot < row_count;
+  const index_t row = active ? rows[slot] : 0;
+  const index_t a_begin = active ? in.a_row_ptr[row] : 0;
+  const int entries = active ? int(in.a_row_ptr[row + 1] - a_begin) : 0;
 
-  const index_t a_begin = in.a_row_ptr[row];
-  const int entries = int(in.a_row_ptr[row + 1] - a_begin);
-  index_t length = 0;
-  if (lane < entries) {
-    const index_t inner = in.a_col[a_begin + lane];
-    const index_t b_begin = in.b_row_ptr[inner];
-    length = in.b_row_ptr[inner + 1] - b_begin;
-    entry_b_begin[warp][lane] = b_begin;
-    entry_a[warp][lane] = in.a_val[a_begin + lane];
+  // Offsets of the entries' products: a scan of the B row lengths, Width
+  // entries per step (the loop runs to the warp's longest row: shuffles).
+  const int warp_entries = int(__reduce_max_sync(kWarp, unsigned(entries)));
+  index_t total = 0;
+  for (int base = 0; base < warp_entries; base += Width) {
+    const int e = base + lane;
+    index_t length = 0;
+    if (e < entries) {
+      const index_t inner = in.a_col[a_begin + e];
+      const index_t b_begin = in.b_row_ptr[inner];
+      length = in.b_row_ptr[inner + 1] - b_begin;
+      entry_b_begin[group][e] = b_begin;
+      entry_a[group][e] = in.a_val[a_begin + e];
+    }
+    index_t inclusive = length;
+#pragma unroll
+    for (int step = 1; step < Width; step <<= 1) {
+      const index_t before = __shfl_up_sync(kWarp, inclusive, step, Width);
+      if (lane >= step) inclusive += before;
+    }
+    if (e < entries) entry_offset[group][e] = total + inclusive - length;
+    total += __shfl_sync(kWarp, inclusive, Width - 1, Width);
   }
-  index_t inclusive = length;
-  for (int step = 1; step < 32; step <<= 1) {
-    const index_t before = __shfl_up_sync(0xffffffffu, inclusive, step);
-    if (lane >= step) inclusive += before;
-  }
-  if (lane < entries) entry_offset[warp][lane] = inclusive - length;
-  const int total = __shfl_sync(0xffffffffu, inclusive, 31);
   __syncwarp();
 
-  // Warp-uniform choice of the register sort's size (32, 64 or 128 keys).
-  if (total <= 32)
-    expand_and_sort<1>(in, entries, total, entry_offset[warp], entry_b_begin[warp],
-                       entry_a[warp], values[warp], keys[warp], lane);
-  else if (total <= 64)
-    expand_and_sort<2>(in, entries, total, entry_offset[warp], entry_b_begin[warp],
-                       entry_a[warp], values[warp], keys[warp], lane);
-  else
-    expand_and_sort<4>(in, entries, total, entry_offset[warp], entry_b_begin[warp],
-                       entry_a[warp], values[warp], keys[warp], lane);
+  // Expand products lane·kShortItems+j into sort keys (padding past `total`
+  // sorts last) and their values, sort, store the keys in order.
+  Key sorted[kShortItems];
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j) {
+    const int q = lane * kShortItems + j;
+    sorted[j] = ~Key(0);
+    if (q < total) {
+      int low = 0, high = entries - 1;  // last entry starting at or before q
+      while (low < high) {
+        const int mid = (low + high + 1) / 2;
+        if (entry_offset[group][mid] <= q) low = mid; else high = mid - 1;
+      }
+      const index_t p = entry_b_begin[group][low] + (q - entry_offset[group][low]);
+      values[group][q] = product(entry_a[group][low], in.b_val[p]);
+      sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
+    }
+  }
+  sub_warp_sort_keys<kShortItems, Width>(sorted, lane);
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j) keys[group][lane * kShortItems + j] = sorted[j];
   __syncwarp();
 
-  const index_t start = c_row_ptr[row];
-  const index_t nnz = c_row_ptr[row + 1] - start;
+  const index_t start = active ? c_row_ptr[row] : 0;
+  const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
   constexpr Key position_mask = (Key(1) << kShortPositionBits) - 1;
+  const unsigned warp_lane = threadIdx.x % 32;
+  const unsigned sub_warp = group_mask<Width>();
+  const unsigned below = (1u << warp_lane) - 1u;
   index_t written = 0;
-  for (int base = 0; base < total; base += 32) {
+#pragma unroll
+  for (int base = 0; base < Capacity; base += Width) {
     const int q = base + lane;
-    const Key key = q < total ? keys[warp][q] : ~Key(0);
+    const Key key = q < total ? keys[group][q] : ~Key(0);
     const Key column = key >> kShortPositionBits;
     const bool head =
-        q < total && (q == 0 || (keys[warp][q - 1] >> kShortPositionBits) != column);
-    const unsigned heads = __ballot_sync(0xffffffffu, head);
+        q < total && (q == 0 || (keys[group][q - 1] >> kShortPositionBits) != column);
+    const unsigned heads = __ballot_sync(kWarp, head) & sub_warp;
     if (head) {
-      T sum = values[warp][key & position_mask];
-      for (int r = q + 1; r < total && (keys[warp][r] >> kShortPositionBits) == column; ++r)
-        sum += values[warp][keys[warp][r] & position_mask];
-      const index_t rank = written + __popc(heads & ((1u << lane) - 1u));
+      T sum = values[group][key & position_mask];
+      for (int r = q + 1; r < total && (keys[group][r] >> kShortPositionBits) == column; ++r)
+        sum += values[group][keys[group][r] & position_mask];
+      const index_t rank = written + __popc(heads & below);
       if (rank < nnz) {
         c_col[start + rank] = index_t(column);
         c_val[start + rank] = sum;
@@ -171,7 +170,7 @@ __global__ void __launch_bounds__(Block)
     }
     written += __popc(heads);
   }
-  if (lane == 0 && written != nnz) atomicExch(error, 1);
+  if (active && lane == 0 && written != nnz) atomicExch(error, 1);
 }
 
 }  // namespace binamg::spgemm_detail
