@@ -17,19 +17,27 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
 template <typename T>
 bool is_symmetric(const CsrMatrix<T>& A) {
-  // Galerkin products of a symmetric A are symmetric only up to rounding, so
-  // A_ij and A_ji are compared with a relative tolerance a few hundred ulps wide.
+  // Galerkin products of a symmetric A are symmetric only up to rounding, and an
+  // entry whose terms cancel keeps rounding of the size of its terms, not of
+  // itself; so A_ij and A_ji are compared a few hundred ulps wide relative to the
+  // entries and to √|a_ii a_jj|, the scale of the terms (the Cholesky factor sees
+  // only the lower triangle, so such a difference is not a different matrix).
   const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  auto entry = [&](index_t i, index_t j) {
+    const auto begin = A.col_idx.begin() + A.row_ptr[i];
+    const auto end = A.col_idx.begin() + A.row_ptr[i + 1];
+    const auto it = std::lower_bound(begin, end, j);
+    return (it != end && *it == j) ? double(A.values[it - A.col_idx.begin()]) : 0.0;
+  };
+  std::vector<double> diagonal(A.rows);
+  for (index_t i = 0; i < A.rows; ++i) diagonal[i] = std::abs(entry(i, i));
   for (index_t i = 0; i < A.rows; ++i)
     for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
       const index_t j = A.col_idx[k];
-      const auto begin = A.col_idx.begin() + A.row_ptr[j];
-      const auto end = A.col_idx.begin() + A.row_ptr[j + 1];
-      const auto it = std::lower_bound(begin, end, i);
-      const double transposed = (it != end && *it == i) ? double(A.values[it - A.col_idx.begin()]) : 0.0;
-      const double value = A.values[k];
-      if (std::abs(value - transposed) > eps * (std::abs(value) + std::abs(transposed)))
-        return false;
+      const double value = A.values[k], transposed = entry(j, i);
+      const double scale =
+          std::abs(value) + std::abs(transposed) + std::sqrt(diagonal[i] * diagonal[j]);
+      if (std::abs(value - transposed) > eps * scale) return false;
     }
   return true;
 }
@@ -157,28 +165,35 @@ void CoarseSolver<T>::solve(const std::vector<T>& B, index_t k, std::vector<T>& 
 }
 
 template <typename T>
-std::vector<T> CoarseSolver<T>::dense_inverse() const {
-  require(factorization_ != nullptr, "CoarseSolver::dense_inverse: factor() has not been called");
+typename CoarseSolver<T>::DenseFactors CoarseSolver<T>::dense_factors() const {
+  require(factorization_ != nullptr, "CoarseSolver::dense_factors: factor() has not been called");
   const index_t n = rows_;
-  const index_t blocks = (n + inverse_block_columns - 1) / inverse_block_columns;
-  std::vector<T> inverse(std::size_t(n) * n);
-  // Each block's solve is a fixed computation on its own columns (Eigen's dense
-  // triangular solves are not threaded, and Eigen runs serially inside a parallel
-  // region anyway), so which thread takes a block does not change its bits.
-#pragma omp parallel for schedule(static)
-  for (index_t block = 0; block < blocks; ++block) {
-    const index_t first = block * inverse_block_columns;
-    const index_t width = std::min(inverse_block_columns, n - first);
-    DenseMatrix unit = DenseMatrix::Zero(n, width);
-    for (index_t c = 0; c < width; ++c) unit(first + c, c) = 1.0;
-    const DenseMatrix columns =
-        std::visit([&](const auto& solver) -> DenseMatrix { return solver.solve(unit); },
-                   factorization_->solver);
-    for (index_t i = 0; i < n; ++i)
-      for (index_t c = 0; c < width; ++c)
-        inverse[std::size_t(i) * n + first + c] = static_cast<T>(columns(i, c));
+  DenseFactors factors;
+  factors.n = n;
+  factors.lower.assign(std::size_t(n) * n, 0.0);
+  factors.upper.assign(std::size_t(n) * n, 0.0);
+  factors.permutation.resize(n);
+  auto lower = [&](index_t i, index_t j) -> double& { return factors.lower[std::size_t(i) * n + j]; };
+  auto upper = [&](index_t i, index_t j) -> double& { return factors.upper[std::size_t(i) * n + j]; };
+  if (const auto* llt = std::get_if<Eigen::LLT<DenseMatrix>>(&factorization_->solver)) {
+    const DenseMatrix L = llt->matrixL();
+    for (index_t i = 0; i < n; ++i) {
+      factors.permutation[i] = i;
+      for (index_t j = 0; j <= i; ++j) lower(i, j) = upper(j, i) = L(i, j);
+    }
+  } else if (const auto* lu = std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {
+    const DenseMatrix& packed = lu->matrixLU();  // unit L below the diagonal, U on and above
+    factors.unit_lower = true;
+    for (index_t i = 0; i < n; ++i) {
+      factors.permutation[i] = lu->permutationP().indices()[i];
+      lower(i, i) = 1.0;
+      for (index_t j = 0; j < n; ++j) (j < i ? lower(i, j) : upper(i, j)) = packed(i, j);
+    }
+  } else {
+    throw InvalidInput("CoarseSolver::dense_factors: the " + method() +
+                       " factorisation is not dense");
   }
-  return inverse;
+  return factors;
 }
 
 template class CoarseSolver<float>;

@@ -55,6 +55,43 @@ __global__ void apply_inverse(index_t n, const T* __restrict__ inverse, const T*
   }
 }
 
+// One warp per column j of A⁻¹ = U⁻¹L⁻¹P, in double: y = e_{permutation[j]} in
+// shared memory, forward substitution with L, back substitution with U (rows of L
+// and U are read contiguously by the lanes), then column j of the inverse rounded
+// to T. Each dot product is summed by lane in increasing position and a fixed
+// xor tree, so the bits repeat run to run.
+template <typename T>
+__global__ void inverse_from_factors(index_t n, const double* __restrict__ lower,
+                                     const double* __restrict__ upper, bool unit_lower,
+                                     const index_t* __restrict__ permutation,
+                                     T* __restrict__ inverse) {
+  extern __shared__ double y[];
+  const index_t j = blockIdx.x;
+  const int lane = threadIdx.x;
+  for (index_t i = lane; i < n; i += warp_size) y[i] = i == permutation[j] ? 1.0 : 0.0;
+  __syncwarp();
+  auto row_dot = [&](const double* row, index_t begin, index_t end) {
+    double sum = 0;
+    for (index_t m = begin + lane; m < end; m += warp_size) sum = fma(row[m], y[m], sum);
+    for (int offset = warp_size / 2; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    return sum;
+  };
+  for (index_t i = 0; i < n; ++i) {
+    const double* row = lower + std::size_t(i) * n;
+    const double sum = row_dot(row, 0, i);
+    if (lane == 0) y[i] = unit_lower ? y[i] - sum : (y[i] - sum) / row[i];
+    __syncwarp();
+  }
+  for (index_t i = n - 1; i >= 0; --i) {
+    const double* row = upper + std::size_t(i) * n;
+    const double sum = row_dot(row, i + 1, n);
+    if (lane == 0) y[i] = (y[i] - sum) / row[i];
+    __syncwarp();
+  }
+  for (index_t i = lane; i < n; i += warp_size) inverse[std::size_t(i) * n + j] = T(y[i]);
+}
+
 bool ranges_overlap(const void* a, const void* b, std::size_t bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + bytes && y < x + bytes;
@@ -86,8 +123,20 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
               "; coarsen further (raise max_levels, lower max_coarse_rows) or use the CPU");
   CoarseSolver<T> host;
   host.factor(A);  // validates, throws on a singular matrix
+  const typename CoarseSolver<T>::DenseFactors factors = host.dense_factors();
+  const index_t n = factors.n;
   auto state = std::make_unique<State>();
-  state->inverse = to_device(host.dense_inverse(), stream);
+  state->inverse = DeviceBuffer<T>(std::size_t(n) * n, stream, "coarse inverse");
+  {
+    const DeviceBuffer<double> lower = to_device(factors.lower, stream);
+    const DeviceBuffer<double> upper = to_device(factors.upper, stream);
+    const DeviceBuffer<index_t> permutation = to_device(factors.permutation, stream);
+    // y holds a column in shared memory: n ≤ dense_limit doubles, 32 KB at most.
+    inverse_from_factors<T><<<n, warp_size, sizeof(double) * n, stream>>>(
+        n, lower.data(), upper.data(), factors.unit_lower, permutation.data(),
+        state->inverse.data());
+    BINAMG_CHECK_LAUNCH();
+  }
   state->method = "dense-inverse(" + host.method() + ")";
   state_ = std::move(state);
   rows_ = A.rows;

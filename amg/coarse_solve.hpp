@@ -35,16 +35,18 @@ class CoarseSolver {
   /// at [i*k + j]; X resized). Column j of X has exactly the bits of solve()
   /// applied to column j of B. Throws if not factored, k < 1 or B has the wrong size.
   void solve(const std::vector<T>& B, index_t k, std::vector<T>& X) const;
-  /// A⁻¹ row-major rows() × rows(), computed in double from the one factorisation
-  /// and rounded to T. Columns are solved in fixed blocks of inverse_block_columns
-  /// with matrix right-hand sides (Eigen's blocked triangular solves), the blocks
-  /// spread over OpenMP threads; block boundaries do not depend on the thread
-  /// count, so neither do the bits. O(rows²) memory: meant for the dense range.
-  std::vector<T> dense_inverse() const;
-
-  /// 285 columns (the 128³ Poisson hierarchy's coarsest level) make 18 blocks for
-  /// a 16-core host, and 16 columns already take Eigen's level-3 solve path.
-  static constexpr index_t inverse_block_columns = 16;
+  /// The dense factorisation as triangular factors in double, row-major n × n:
+  /// P·A = L·U with L lower triangular (unit diagonal for LU), U upper (Lᵀ for
+  /// LLT), and P moving row j of A to row permutation[j] (the identity for LLT),
+  /// so column j of A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. Throws unless the
+  /// factorisation is dense.
+  struct DenseFactors {
+    index_t n = 0;
+    std::vector<double> lower, upper;
+    bool unit_lower = false;
+    std::vector<index_t> permutation;
+  };
+  DenseFactors dense_factors() const;
 
   bool factored() const { return static_cast<bool>(factorization_); }
   index_t rows() const { return rows_; }
@@ -58,8 +60,11 @@ class CoarseSolver {
 };
 
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
-/// factored once on the host with CoarseSolver (in double), A⁻¹ formed from that
-/// factorisation (CoarseSolver::dense_inverse) and uploaded once, row-major in T.
+/// factored once on the host with CoarseSolver (in double), its triangular factors
+/// uploaded, and A⁻¹ formed from them on the GPU (a warp per column, forward and
+/// back substitution in double), kept row-major in T. The host does only the
+/// factorisation: forming A⁻¹ there (n triangular solve pairs) cost 5-45 ms on the
+/// H100 machines' shared cores.
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
 /// order is fixed (bits repeat run to run) and the same for every column, so each
 /// column of a k-column solve has exactly the bits of the one-vector solve of that

@@ -1,7 +1,6 @@
 // The coarsest-level direct solver: exact on SPD and nonsymmetric systems.
 #include <gtest/gtest.h>
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -139,40 +138,40 @@ TYPED_TEST(CoarseSolve, BlockSolveRejectsBadCountsAndSizes) {
   EXPECT_EQ(X, std::vector<T>(6, T(1)));
 }
 
-TYPED_TEST(CoarseSolve, DenseInverseTimesMatrixIsIdentity) {
+TYPED_TEST(CoarseSolve, DenseFactorsReproducePermutedMatrix) {
   using T = TypeParam;
   for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
     CoarseSolver<T> solver;
     solver.factor(A);
-    const std::vector<T> inverse = solver.dense_inverse();
-    const std::vector<double> product =
-        testing::dense_multiply(testing::to_dense(A), std::vector<double>(inverse.begin(), inverse.end()),
-                                A.rows, A.rows, A.rows);
-    double error = 0;
-    for (index_t i = 0; i < A.rows; ++i)
-      for (index_t j = 0; j < A.rows; ++j)
-        error = std::max(error, std::abs(product[std::size_t(i) * A.rows + j] - (i == j)));
-    // A⁻¹ is formed in double (cond(A) < 100 here) and rounded to T, half an ulp
-    // per entry; a row of A has at most ~13 entries of size ≤ 9, so A·fl(A⁻¹) − I
-    // is a few ulps of T (4 measured); 50 leaves room for other Eigen blockings.
-    EXPECT_LT(error, 50 * std::numeric_limits<T>::epsilon()) << solver.method();
+    const auto f = solver.dense_factors();
+    ASSERT_EQ(f.n, A.rows);
+    const std::vector<double> dense = testing::to_dense(A);
+    const std::vector<double> product = testing::dense_multiply(f.lower, f.upper, f.n, f.n, f.n);
+    double error = 0, scale = 0;
+    for (index_t i = 0; i < f.n; ++i)
+      for (index_t j = 0; j < f.n; ++j) {
+        EXPECT_TRUE(f.lower[std::size_t(i) * f.n + j] == 0 || j <= i);  // lower triangular
+        EXPECT_TRUE(f.upper[std::size_t(i) * f.n + j] == 0 || j >= i);  // upper triangular
+        // Row i of A is row permutation[i] of P·A = L·U.
+        const double a = dense[std::size_t(i) * f.n + j];
+        error = std::max(error, std::abs(product[std::size_t(f.permutation[i]) * f.n + j] - a));
+        scale = std::max(scale, std::abs(a));
+      }
+    if (f.unit_lower) {
+      for (index_t i = 0; i < f.n; ++i) EXPECT_EQ(f.lower[std::size_t(i) * f.n + i], 1.0);
+    }
+    // Backward-stable factorisations in double of matrices with entries ≤ 9:
+    // ‖LU − PA‖ is a few ulps of double times n.
+    EXPECT_LT(error, 1e3 * std::numeric_limits<double>::epsilon() * scale) << solver.method();
   }
 }
 
-TYPED_TEST(CoarseSolve, DenseInverseBitsDoNotDependOnThreadCount) {
+TYPED_TEST(CoarseSolve, SparseFactorisationHasNoDenseFactors) {
   using T = TypeParam;
-  // 81 and 50 rows: several blocks of inverse_block_columns, the last one partial.
-  for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
-    CoarseSolver<T> solver;
-    solver.factor(A);
-    const int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
-    const std::vector<T> serial = solver.dense_inverse();
-    omp_set_num_threads(3);
-    const std::vector<T> threaded = solver.dense_inverse();
-    omp_set_num_threads(threads);
-    EXPECT_EQ(serial, threaded) << solver.method();
-  }
+  CoarseSolver<T> solver;
+  EXPECT_THROW(solver.dense_factors(), InvalidInput);  // not factored
+  solver.factor(poisson<T>(Stencil::poisson2d_5, 70));  // 4900 rows: above dense_limit
+  EXPECT_THROW(solver.dense_factors(), InvalidInput);
 }
 
 }  // namespace
