@@ -92,14 +92,6 @@ TYPED_TEST(CoarseSolve, RejectsSingularAndBadInput) {
   EXPECT_THROW(solver.solve(std::vector<T>(4, T(1)), x), InvalidInput);
 }
 
-// Column j of the row-major n × k matrix M.
-template <typename T>
-std::vector<T> column_of(const std::vector<T>& M, index_t n, index_t k, index_t j) {
-  std::vector<T> column(n);
-  for (index_t i = 0; i < n; ++i) column[i] = M[std::size_t(i) * k + j];
-  return column;
-}
-
 // The two factorisations a dense coarse level can take.
 template <typename T>
 std::vector<CsrMatrix<T>> dense_range_matrices() {
@@ -119,8 +111,8 @@ TYPED_TEST(CoarseSolve, BlockSolveEqualsColumnByColumnSolvesBitwise) {
     solver.solve(B, k, X);
     ASSERT_EQ(X.size(), B.size());
     for (index_t j = 0; j < k; ++j) {
-      solver.solve(column_of(B, A.rows, k, j), x);
-      EXPECT_EQ(column_of(X, A.rows, k, j), x) << solver.method() << ", column " << j;
+      solver.solve(testing::column_of(B, k, j), x);
+      EXPECT_EQ(testing::column_of(X, k, j), x) << solver.method() << ", column " << j;
     }
   }
 }

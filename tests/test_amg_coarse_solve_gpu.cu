@@ -27,14 +27,6 @@ CsrMatrix<T> coarse_matrix() {
   return poisson<T>(Stencil::poisson2d_5, 17);
 }
 
-// Column j of the row-major n × k matrix M.
-template <typename T>
-std::vector<T> column_of(const std::vector<T>& M, index_t n, index_t k, index_t j) {
-  std::vector<T> column(n);
-  for (index_t i = 0; i < n; ++i) column[i] = M[std::size_t(i) * k + j];
-  return column;
-}
-
 // max_i |x_gpu,i − x_cpu,i| / max_i (|A⁻¹||b|)_i for one right-hand side. Both
 // start from the same double factorisation. The GPU rounds A⁻¹ to T (half an ulp
 // per entry) and sums 289 products in T along a fixed tree (10 fmas per lane, 5
@@ -116,12 +108,12 @@ TYPED_TEST(CoarseSolveGpu, BlockSolveColumnsEqualVectorSolvesAndMatchTheCpu) {
     gpu.solve(B_device.data(), k, X_device.data());
     const std::vector<T> X = to_host(X_device);
     for (index_t j = 0; j < k; ++j) {
-      const std::vector<T> b = column_of(B, n, k, j);
+      const std::vector<T> b = testing::column_of(B, k, j);
       const DeviceBuffer<T> b_device = to_device(b);
       DeviceBuffer<T> x_device(n);
       gpu.solve(b_device.data(), x_device.data());
-      EXPECT_EQ(column_of(X, n, k, j), to_host(x_device)) << "k = " << k << ", column " << j;
-      EXPECT_LE(scaled_difference(inverse, b, column_of(expected, n, k, j), column_of(X, n, k, j)),
+      EXPECT_EQ(testing::column_of(X, k, j), to_host(x_device)) << "k = " << k << ", column " << j;
+      EXPECT_LE(scaled_difference(inverse, b, testing::column_of(expected, k, j), testing::column_of(X, k, j)),
                 solve_tolerance<T>())
           << "k = " << k << ", column " << j;
     }

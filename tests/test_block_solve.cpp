@@ -28,12 +28,7 @@ class BlockSolve : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(BlockSolve, Precisions);
 
-template <typename T>
-std::vector<T> column(const std::vector<T>& block, index_t k, index_t j) {
-  std::vector<T> c(block.size() / k);
-  for (std::size_t i = 0; i < c.size(); ++i) c[i] = block[i * k + j];
-  return c;
-}
+using testing::column_of;
 
 TYPED_TEST(BlockSolve, ColumnDotsAreTheDotsOfTheColumns) {
   using T = TypeParam;
@@ -43,7 +38,7 @@ TYPED_TEST(BlockSolve, ColumnDotsAreTheDotsOfTheColumns) {
   const std::vector<T> X = testing::random_vector<T>(std::size_t(n) * k, 1);
   const std::vector<T> Y = testing::random_vector<T>(std::size_t(n) * k, 2);
   const std::vector<T> dots = column_dots(X, Y, k);
-  for (index_t j = 0; j < k; ++j) EXPECT_EQ(dots[j], dot(column(X, k, j), column(Y, k, j)));
+  for (index_t j = 0; j < k; ++j) EXPECT_EQ(dots[j], dot(column_of(X, k, j), column_of(Y, k, j)));
 }
 
 TYPED_TEST(BlockSolve, BlockResidualAndJacobiAreTheColumnOperations) {
@@ -58,13 +53,13 @@ TYPED_TEST(BlockSolve, BlockResidualAndJacobiAreTheColumnOperations) {
   jacobi(A, inverse, T(0.7), B, X, k, 2, scratch);
   jacobi_from_zero(A, inverse, T(0.7), B, Z, k, 2, scratch);
   for (index_t j = 0; j < k; ++j) {
-    std::vector<T> r, x = column(X0, k, j), z, s;
-    residual(A, column(X0, k, j), column(B, k, j), r);
-    jacobi(A, inverse, T(0.7), column(B, k, j), x, 2, s);
-    jacobi_from_zero(A, inverse, T(0.7), column(B, k, j), z, 2, s);
-    EXPECT_EQ(column(R, k, j), r) << "column " << j;
-    EXPECT_EQ(column(X, k, j), x) << "column " << j;
-    EXPECT_EQ(column(Z, k, j), z) << "column " << j;
+    std::vector<T> r, x = column_of(X0, k, j), z, s;
+    residual(A, column_of(X0, k, j), column_of(B, k, j), r);
+    jacobi(A, inverse, T(0.7), column_of(B, k, j), x, 2, s);
+    jacobi_from_zero(A, inverse, T(0.7), column_of(B, k, j), z, 2, s);
+    EXPECT_EQ(column_of(R, k, j), r) << "column " << j;
+    EXPECT_EQ(column_of(X, k, j), x) << "column " << j;
+    EXPECT_EQ(column_of(Z, k, j), z) << "column " << j;
   }
 }
 
@@ -80,8 +75,8 @@ TYPED_TEST(BlockSolve, BlockVcycleIsTheVcycleOfEachColumn) {
   vcycle_from_zero(h, B, X, k, work);
   for (index_t j = 0; j < k; ++j) {
     std::vector<T> x;
-    vcycle_from_zero(h, column(B, k, j), x);
-    EXPECT_EQ(column(X, k, j), x) << "column " << j;
+    vcycle_from_zero(h, column_of(B, k, j), x);
+    EXPECT_EQ(column_of(X, k, j), x) << "column " << j;
   }
   CycleWorkspace<T> wrong_k = cycle_workspace(h, k + 1);
   EXPECT_THROW(vcycle_from_zero(h, B, X, k, wrong_k), InvalidInput);
@@ -107,14 +102,14 @@ TYPED_TEST(BlockSolve, BlockPcgIsEachColumnSolvedAlone) {
   EXPECT_TRUE(block.all_converged());
   int fewest = block.max_iterations(), most = 0;
   for (index_t j = 0; j < k; ++j) {
-    std::vector<T> x = column(X0, k, j);
-    const SolveResult single = pcg(h, column(B, k, j), x, options);
+    std::vector<T> x = column_of(X0, k, j);
+    const SolveResult single = pcg(h, column_of(B, k, j), x, options);
     const SolveResult& together = block.columns[j];
     EXPECT_EQ(together.iterations, single.iterations) << "column " << j;
     EXPECT_EQ(together.converged, single.converged) << "column " << j;
     EXPECT_EQ(together.residual_history, single.residual_history) << "column " << j;
     EXPECT_EQ(together.relative_residual, single.relative_residual) << "column " << j;
-    EXPECT_EQ(column(X, k, j), x) << "column " << j;
+    EXPECT_EQ(column_of(X, k, j), x) << "column " << j;
     if (j != 3) fewest = std::min(fewest, together.iterations);
     most = std::max(most, together.iterations);
   }
@@ -167,8 +162,8 @@ TEST(RandomRhs, IsReproducibleAndInsideTheUnitInterval) {
   }
   EXPECT_NE(b[0], b[1]);
   // Column j is the same vector for any k: one right-hand side is column 0 of many.
-  EXPECT_EQ(column(b, 4, 0), random_rhs<double>(1000, 1));
-  EXPECT_EQ(column(b, 4, 2), column(random_rhs<double>(1000, 3), 3, 2));
+  EXPECT_EQ(column_of(b, 4, 0), random_rhs<double>(1000, 1));
+  EXPECT_EQ(column_of(b, 4, 2), column_of(random_rhs<double>(1000, 3), 3, 2));
   EXPECT_THROW(random_rhs<double>(10, 0), InvalidInput);
 }
 

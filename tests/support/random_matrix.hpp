@@ -28,6 +28,14 @@ std::vector<double> to_dense(const CsrMatrix<T>& A);
 std::vector<double> dense_multiply(const std::vector<double>& A, const std::vector<double>& B,
                                    index_t rows, index_t inner, index_t cols);
 
+/// Column j of a row-major block with k columns (entry (i, j) at [i·k + j]).
+template <typename T>
+std::vector<T> column_of(const std::vector<T>& block, index_t k, index_t j) {
+  std::vector<T> column(block.size() / k);
+  for (std::size_t i = 0; i < column.size(); ++i) column[i] = block[i * k + j];
+  return column;
+}
+
 /// Seeded vector with entries in [-1, 1].
 template <typename T>
 std::vector<T> random_vector(std::size_t n, std::uint64_t seed);
