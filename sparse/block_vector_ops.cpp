@@ -23,7 +23,8 @@ index_t block_rows(const std::vector<T>& X, const std::vector<T>& Y, index_t k,
 template <typename T>
 std::vector<T> column_dots(const std::vector<T>& X, const std::vector<T>& Y, index_t k) {
   const index_t n = block_rows(X, Y, k, "column_dots");
-  // vector_ops.cpp's blocked_sum, one running sum per column.
+  // Blocks of reduction_block rows summed in parallel, then the block sums in
+  // order: the bits do not depend on the thread count (dot() is the k = 1 case).
   const index_t blocks = (n + reduction_block - 1) / reduction_block;
   std::vector<T> partial(std::size_t(blocks) * k, T(0));
 #pragma omp parallel for schedule(static)

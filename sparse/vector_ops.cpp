@@ -3,34 +3,14 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "sparse/block_vector_ops.hpp"
 
 namespace binamg {
-namespace {
-
-template <typename T, typename Term>
-T blocked_sum(index_t n, Term term) {
-  const index_t blocks = (n + reduction_block - 1) / reduction_block;
-  std::vector<T> partial(blocks, T(0));
-#pragma omp parallel for schedule(static)
-  for (index_t b = 0; b < blocks; ++b) {
-    const index_t begin = b * reduction_block;
-    const index_t end = begin + reduction_block < n ? begin + reduction_block : n;
-    T sum = T(0);
-    for (index_t i = begin; i < end; ++i) sum += term(i);
-    partial[b] = sum;
-  }
-  T total = T(0);
-  for (T value : partial) total += value;
-  return total;
-}
-
-}  // namespace
 
 template <typename T>
 T dot(const std::vector<T>& x, const std::vector<T>& y) {
   require(x.size() == y.size(), "dot: vectors differ in length");
-  const index_t n = static_cast<index_t>(x.size());
-  return blocked_sum<T>(n, [&](index_t i) { return x[i] * y[i]; });
+  return column_dots(x, y, 1)[0];  // the blocked, thread-count-independent sum
 }
 
 template <typename T>
