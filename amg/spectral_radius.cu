@@ -5,7 +5,7 @@
 #include "core/hash.hpp"
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
-#include "sparse/row_split.cuh"
+#include "sparse/row_stream.cuh"
 #include "sparse/vector_ops.hpp"
 
 namespace binamg {
@@ -13,35 +13,30 @@ namespace {
 
 constexpr int power_threads = 256;
 
-// A group of L lanes per row (sparse/row_split.cuh): y[row] = (A x̂)[row] / a_ii
-// in double as the CPU computes it. x̂ = x, or when squared_norm is given the
-// normalised x·(1/sqrt(*squared_norm)), formed entry by entry as the CPU forms it
-// (sqrt and division IEEE-rounded), so it never needs a pass of its own.
-template <typename T, int L>
-__global__ void __launch_bounds__(row_split::threads)
-    dinv_a_times(index_t rows, const index_t* __restrict__ row_ptr,
-                 const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                 const T* __restrict__ diag, const double* __restrict__ x,
-                 const double* __restrict__ squared_norm, double* __restrict__ y) {
-  const std::int64_t row = row_split::group_row<L>();
-  if (row >= rows) return;
-  const double scale = squared_norm ? 1.0 / sqrt(*squared_norm) : 1.0;  // x·1.0 is exact
-  const double sum = row_split::row_sum<double, L>(row_ptr[row], row_ptr[row + 1], col_idx,
-                                                   values,
-                                                   [&](index_t col) { return x[col] * scale; });
-  if (threadIdx.x % L == 0) y[row] = sum / double(diag[row]);
-}
+// y = D⁻¹A x̂ in double as the CPU computes it, rows summed by sparse/row_stream.cuh.
+// x̂ = x, or when squared_norm is given the normalised x·(1/sqrt(*squared_norm)),
+// formed entry by entry as the CPU forms it (sqrt and division IEEE-rounded), so
+// it never needs a pass of its own.
+struct NormalisedEntry {
+  const double* __restrict__ x;
+  const double* __restrict__ squared_norm;
+  __device__ double operator()(index_t col) const {
+    return squared_norm ? x[col] * (1.0 / sqrt(*squared_norm)) : x[col];  // x·1.0 is exact
+  }
+};
 
-// y = D⁻¹A x̂ with the SpMV's lanes per row.
+template <typename T>
+struct DivideByDiagonal {
+  const T* __restrict__ diag;
+  double* __restrict__ y;
+  __device__ void operator()(index_t row, double sum) const { y[row] = sum / double(diag[row]); }
+};
+
 template <typename T>
 void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
                     const double* squared_norm, double* y, cudaStream_t stream) {
-  row_split::with_lanes(A, [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
-    dinv_a_times<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag, x, squared_norm, y);
-    BINAMG_CHECK_LAUNCH();
-  });
+  row_stream::launch<double>(A, NormalisedEntry{x, squared_norm}, DivideByDiagonal<T>{diag, y},
+                             stream);
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.

@@ -5,39 +5,33 @@
 #include "core/launch.hpp"
 #include "smoothers/jacobi.hpp"
 #include "sparse/block_row_split.cuh"
-#include "sparse/row_split.cuh"
+#include "sparse/row_stream.cuh"
 
 namespace binamg {
 namespace {
 
 constexpr int jacobi_threads = 256;
 
-// A group of L lanes per row (sparse/row_split.cuh): x_new[row] = x[row] +
-// (w·d⁻¹[row])·(b[row] − (A x)[row]), the CPU's order of operations. Reads only
-// the old x, so rows are independent.
-template <typename T, int L>
-__global__ void __launch_bounds__(row_split::threads)
-    jacobi_sweep(index_t rows, const index_t* __restrict__ row_ptr,
-                 const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                 const T* __restrict__ inverse_diagonal, T weight, const T* __restrict__ b,
-                 const T* __restrict__ x, T* __restrict__ x_new) {
-  const std::int64_t row = row_split::group_row<L>();
-  if (row >= rows) return;
-  const T sum = row_split::row_sum<T, L>(row_ptr[row], row_ptr[row + 1], col_idx, values,
-                                         [&](index_t col) { return x[col]; });
-  if (threadIdx.x % L == 0) x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
-}
+// The sweep's epilogue (rows summed by sparse/row_stream.cuh): x_new[row] =
+// x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]), the CPU's order of operations.
+// Reads only the old x, so rows are independent.
+template <typename T>
+struct SweepEntry {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  const T* __restrict__ x;
+  T* __restrict__ x_new;
+  __device__ void operator()(index_t row, T sum) const {
+    x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
+  }
+};
 
 template <typename T>
 void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
            T* x_new, cudaStream_t stream) {
-  row_split::with_lanes(A, [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
-    jacobi_sweep<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse_diagonal, weight, b,
-        x, x_new);
-    BINAMG_CHECK_LAUNCH();
-  });
+  row_stream::launch<T>(A, row_stream::VectorEntry<T>{x},
+                        SweepEntry<T>{inverse_diagonal, weight, b, x, x_new}, stream);
 }
 
 // One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.

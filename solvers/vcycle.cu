@@ -9,7 +9,7 @@
 #include "smoothers/jacobi.hpp"
 #include "solvers/vcycle.hpp"
 #include "sparse/block_row_split.cuh"
-#include "sparse/row_split.cuh"
+#include "sparse/row_stream.cuh"
 #include "sparse/spmv.hpp"
 #include "sparse/vector_ops.hpp"
 
@@ -46,45 +46,40 @@ void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k
 }
 
 // Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
-// same lanes per row and summation order as the row-split residual and SpMV, the
-// same expressions as the Jacobi and axpy kernels), minus a vector pass and a launch.
+// same row sums as the residual and SpMV, the same expressions as the Jacobi and
+// axpy kernels), minus a vector pass and a launch.
 
 // The first Jacobi sweep from zero, x = w·d⁻¹·b, and the residual r = b − A x of
-// its result in one pass: the entries of x are formed where the product reads them.
-template <typename T, int L>
-__global__ void __launch_bounds__(row_split::threads)
-    smooth_from_zero_with_residual_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                          const index_t* __restrict__ col_idx,
-                                          const T* __restrict__ values,
-                                          const T* __restrict__ inverse_diagonal, T weight,
-                                          const T* __restrict__ b, T* __restrict__ x,
-                                          T* __restrict__ r) {
-  const std::int64_t row = row_split::group_row<L>();
-  if (row >= rows) return;
-  const T sum = row_split::row_sum<T, L>(
-      row_ptr[row], row_ptr[row + 1], col_idx, values,
-      [&](index_t col) { return weight * inverse_diagonal[col] * b[col]; });
-  if (threadIdx.x % L == 0) {
-    x[row] = weight * inverse_diagonal[row] * b[row];
-    r[row] = b[row] - sum;
+// its result in one pass: the entries of x are formed where the product reads
+// them. Then the prolongation and the correction, x += P e, in one pass. k = 1
+// sums rows with sparse/row_stream.cuh (a gather of the entry `col`, an epilogue
+// per row); k row-major right-hand sides run them as the block SpMM's gather and
+// epilogue: column c of input row `col` of the first sweep is w·d⁻¹[col]·B(col, c).
+template <typename T>
+struct FirstSweepValue {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  __device__ T operator()(index_t col) const { return weight * inverse_diagonal[col] * b[col]; }
+};
+
+template <typename T>
+struct SmoothAndResidualValue {
+  FirstSweepValue<T> first_sweep;
+  T* __restrict__ x;
+  T* __restrict__ r;
+  __device__ void operator()(index_t row, T sum) const {
+    x[row] = first_sweep(row);
+    r[row] = first_sweep.b[row] - sum;
   }
-}
+};
 
-// The prolongation and the correction, x += P e, in one pass.
-template <typename T, int L>
-__global__ void __launch_bounds__(row_split::threads)
-    prolong_and_correct_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                               const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                               const T* __restrict__ e, T* __restrict__ x) {
-  const std::int64_t row = row_split::group_row<L>();
-  if (row >= rows) return;
-  const T sum = row_split::row_sum<T, L>(row_ptr[row], row_ptr[row + 1], col_idx, values,
-                                         [&](index_t col) { return e[col]; });
-  if (threadIdx.x % L == 0) x[row] += sum;
-}
+template <typename T>
+struct CorrectValue {
+  T* __restrict__ x;
+  __device__ void operator()(index_t row, T sum) const { x[row] += sum; }
+};
 
-// The same two steps on k row-major right-hand sides, as the block SpMM's gather
-// and epilogue: column c of input row `col` of the first sweep is w·d⁻¹[col]·B(col, c).
 template <typename T>
 struct FirstSweepEntry {
   const T* __restrict__ inverse_diagonal;
@@ -161,27 +156,17 @@ template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
                                     DeviceBuffer<T>& x, DeviceBuffer<T>& r,
                                     cudaStream_t stream) {
-  const DeviceCsr<T>& A = level.A;
-  row_split::with_lanes(A, [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
-    smooth_from_zero_with_residual_kernel<T, L>
-        <<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
-            A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-            level.inverse_diagonal.data(), level.jacobi_weight, b.data(), x.data(), r.data());
-    BINAMG_CHECK_LAUNCH();
-  });
+  const FirstSweepValue<T> first_sweep{level.inverse_diagonal.data(), level.jacobi_weight,
+                                       b.data()};
+  row_stream::launch<T>(level.A, first_sweep,
+                        SmoothAndResidualValue<T>{first_sweep, x.data(), r.data()}, stream);
 }
 
 template <typename T>
 void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
                          cudaStream_t stream) {
-  row_split::with_lanes(P, [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
-    prolong_and_correct_kernel<T, L>
-        <<<row_split::blocks(P.rows, L), row_split::threads, 0, stream>>>(
-        P.rows, P.row_ptr.data(), P.col_idx.data(), P.values.data(), e.data(), x.data());
-    BINAMG_CHECK_LAUNCH();
-  });
+  row_stream::launch<T>(P, row_stream::VectorEntry<T>{e.data()}, CorrectValue<T>{x.data()},
+                        stream);
 }
 
 template <typename T>

@@ -58,7 +58,8 @@ void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, c
 template <typename T>
 void row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream);
 
-/// y = A x, or y = b - A x when b is not null: lanes split each row's nonzeros.
+/// y = A x, or y = b - A x when b is not null: rows staged through shared
+/// memory (sparse/row_stream.cuh).
 template <typename T>
 void row_split_vector(const DeviceCsr<T>& A, const T* x, const T* b, T* y, cudaStream_t stream);
 
