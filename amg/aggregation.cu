@@ -3,17 +3,20 @@
 // xor-shift and odd multiplication is invertible), so (state, hash) alone orders
 // nodes exactly as the CPU's (state, hash, index) does and fits one 64-bit key.
 //
-// Host round trips: the rounds of each MIS-2 and of the joining stage are
-// launched in batches of rounds_per_check, and the host reads one count per
-// batch instead of one per round. That leaves the result as it was: a round
-// after one whose count reached zero changes nothing (only undecided nodes
-// change state, and a join round with no joins leaves placements and sizes as
-// they were, so the next one joins nobody either), and such rounds leave at once
-// on reading the zero. Each pass reads its number of new aggregates once, after
-// the pass's work is queued, through a scan whose scratch is allocated once.
+// Host round trips: each MIS-2 runs as one cooperative launch that loops over
+// its rounds behind grid barriers, and each pass reads its number of new
+// aggregates once, after the pass's work is queued, through a scan whose scratch
+// is allocated once. The rounds of the joining stage are launched in batches of
+// rounds_per_check, and the host reads one count per batch instead of one per
+// round. That leaves the result as it was: a join round after one with no joins
+// leaves placements and sizes as they were, so it joins nobody either, and such
+// rounds leave at once on reading the zero.
+#include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "amg/aggregation.hpp"
@@ -24,14 +27,14 @@ namespace binamg {
 namespace {
 
 constexpr int aggregation_threads = 256;
-// MIS-2 on the Poisson levels needs a handful of rounds: 4 per check keeps the
-// extra rounds after convergence (a launch each, a few µs) below the cost of the
-// host round trips they save (10-50 µs each).
+// Joining takes a handful of rounds: 4 per check keeps the extra rounds after
+// convergence (a launch each, a few µs) below the cost of the host round trips
+// they save (10-50 µs each).
 constexpr int rounds_per_check = 4;
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
-__device__ std::uint64_t mis2_key(const std::uint8_t* state, index_t node) {
-  return (std::uint64_t(state[node]) << 32) | mis2_hash(static_cast<std::uint32_t>(node));
+__device__ std::uint64_t mis2_key(std::uint8_t state, index_t node) {
+  return (std::uint64_t(state) << 32) | mis2_hash(static_cast<std::uint32_t>(node));
 }
 
 // Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
@@ -44,15 +47,24 @@ __device__ bool after_convergence(const int* previous_count) {
   return previous_count != nullptr && *previous_count == 0;
 }
 
-__global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint8_t* state) {
+// Starts an MIS-2 of the free subgraph. Aggregated nodes take part as OUT nodes
+// with neighbourhood maximum 0: their keys are below every undecided key and
+// nothing passes through them, so every comparison that decides a state comes
+// out as on the CPU, which leaves them out, and no round has to look them up in
+// aggregate_of. A free node's M1 is written in the first round.
+__global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint8_t* state,
+                               std::uint64_t* max1) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) state[i] = is_free(aggregate_of, i) ? state_undecided : state_out;
+  if (i >= n) return;
+  const bool free = is_free(aggregate_of, i);
+  state[i] = free ? state_undecided : state_out;
+  if (!free) max1[i] = 0;
 }
 
-// The two kernels of a round give each node a group of L lanes (the row-split
-// layout, sparse/row_split.cuh): the coarse strength graphs have 35-125 edges per
-// node, which one thread per node walked serially. A maximum is order-free, so the
-// result does not depend on L.
+// The kernels of a pass give each node a group of L lanes (the row-split layout,
+// sparse/row_split.cuh): the coarse strength graphs have 35-125 edges per node,
+// which one thread per node walked serially. Maxima and integer sums are
+// order-free, so the results do not depend on L.
 
 // Lanes per node: about edges_per_lane of a node's edges each (a power of two,
 // 1..32). More lanes on the fine grid's 6-edge nodes measured slower (H100: MIS-2
@@ -74,81 +86,148 @@ void with_node_lanes(index_t n, std::int64_t edges, Launch&& launch) {
   }
 }
 
-// The largest key over {i} ∪ N(i) among free nodes (a node that is not free keeps
-// its own key, which no one reads).
 template <int L>
-__global__ void __launch_bounds__(row_split::threads)
-    max_key_of_neighbourhood(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                             const index_t* aggregate_of, const std::uint8_t* state,
-                             const int* previous_undecided, std::uint64_t* max1) {
-  const std::int64_t i = row_split::group_row<L>();
-  if (i >= n || after_convergence(previous_undecided)) return;  // whole groups leave
-  std::uint64_t best = mis2_key(state, i);
-  if (is_free(aggregate_of, i))
-    for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
-      if (is_free(aggregate_of, col_idx[k])) best = max(best, mis2_key(state, col_idx[k]));
-  best = row_split::group_max<L>(best);
-  if (threadIdx.x % L == 0) max1[i] = best;
-}
-
-// M2 = largest M1 over {i} ∪ N(i) among free nodes, then the state update from the
-// old states only (Jacobi-style, as on the CPU). Counts undecided nodes. After
-// convergence it only copies the states, since the host swaps `state` and `next`
-// after every round.
-template <int L>
-__global__ void __launch_bounds__(row_split::threads)
-    update_states(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                  const index_t* aggregate_of, const std::uint8_t* state,
-                  const std::uint64_t* max1, const int* previous_undecided, std::uint8_t* next,
-                  int* undecided) {
-  const std::int64_t i = row_split::group_row<L>();
-  if (i >= n) return;
-  std::uint8_t s = state[i];
-  if (s == state_undecided && !after_convergence(previous_undecided)) {  // uniform in the group
-    std::uint64_t best = max1[i];
-    for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
-      if (is_free(aggregate_of, col_idx[k])) best = max(best, max1[col_idx[k]]);
-    best = row_split::group_max<L>(best);
-    if (best == mis2_key(state, i)) s = state_in;
-    else if ((best >> 32) == state_in) s = state_out;
+__device__ index_t group_sum(index_t value) {
+  if constexpr (L > 1) {
+    const unsigned mask = row_split::group_mask<L>();
+#pragma unroll
+    for (int offset = L / 2; offset > 0; offset /= 2)
+      value += __shfl_down_sync(mask, value, offset, L);
   }
-  if (threadIdx.x % L != 0) return;
-  next[i] = s;
-  if (s == state_undecided) atomicAdd(undecided, 1);  // an integer count: order-free
+  return value;
 }
 
-// One thread per node: 1 for an MIS-2 root with at least `min_neighbours` free
-// neighbours (it forms an aggregate this pass), else 0; thread n writes the 0
-// that ends the scan, so that its last offset is the number of forming roots.
-__global__ void forming_roots(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                              const index_t* aggregate_of, const std::uint8_t* state,
-                              index_t min_neighbours, index_t* forms) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == n) forms[n] = 0;
-  if (i >= n) return;
-  index_t free_neighbours = 0;
-  if (state[i] == state_in)
-    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+// M1(i), the largest key over {i} ∪ N(i). M1(i) changes only while {i} ∪ N(i)
+// holds an undecided node (a key changes only when its node decides, and no node
+// becomes undecided again); once it holds none, the M1 written now is final.
+// Returns, in lane 0 of the group, whether i needs M1 in the next round. `state`
+// and `max1` are not __restrict__: the MIS-2 kernel writes them between its grid
+// barriers, so they must not be read through the read-only cache.
+template <int L>
+__device__ bool neighbourhood_max_key(index_t i, const index_t* __restrict__ row_ptr,
+                                      const index_t* __restrict__ col_idx,
+                                      const std::uint8_t* state, std::uint64_t* max1) {
+  const std::uint8_t own = state[i];
+  std::uint64_t best = mis2_key(own, i);
+  bool undecided = own == state_undecided;
+  for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L) {
+    const index_t j = col_idx[k];
+    const std::uint8_t s = state[j];
+    best = max(best, mis2_key(s, j));
+    undecided |= s == state_undecided;
+  }
+  best = row_split::group_max<L>(best);
+  undecided = __any_sync(row_split::group_mask<L>(), undecided);
+  if (threadIdx.x % L != 0) return false;
+  max1[i] = best;
+  return undecided;
+}
+
+// An undecided node's new state from M2 = the largest M1 over {i} ∪ N(i), as on
+// the CPU. It writes its own state in place: no other node's update reads it
+// (they read M1, which holds the round's old states). True in lane 0 of the group
+// while the node stays undecided.
+template <int L>
+__device__ bool update_state(index_t i, const index_t* __restrict__ row_ptr,
+                             const index_t* __restrict__ col_idx, std::uint8_t* state,
+                             const std::uint64_t* max1) {
+  if (state[i] != state_undecided) return false;  // uniform in the group
+  std::uint64_t best = max1[i];
+  for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
+    best = max(best, max1[col_idx[k]]);
+  best = row_split::group_max<L>(best);
+  if (threadIdx.x % L != 0) return false;
+  if (best == mis2_key(state_undecided, i)) state[i] = state_in;
+  else if ((best >> 32) == state_in) state[i] = state_out;
+  else return true;
+  return false;
+}
+
+// A flag other blocks set before the last grid barrier.
+__device__ int read_volatile(const int* value) { return *static_cast<const volatile int*>(value); }
+
+// The whole MIS-2 of a pass in one cooperative launch: rounds of (M1, grid
+// barrier, state updates, grid barrier) until a round leaves no node undecided,
+// with no host round trip (on the coarse levels a round is a few µs of work, less
+// than a launch and far less than a host read). Each group of L lanes strides
+// over the nodes. needs_max[i] says whether M1(i) may still change, so late
+// rounds skip nearly every neighbourhood for a byte per node. A compacted list
+// of those nodes, built by atomic appends, measured slower (H100, 3D 7-pt 128³:
+// aggregation 7.5 against 6.5 ms): the appends to one size cost more than the
+// sweep they save.
+//
+// The flag of round r is undecided_left[r % 3]: block 0 clears the one round
+// r + 1 sets while round r's is being set, and every thread has read the one it
+// clears (round r - 2's) two barriers ago. Slot 0 is zero at launch.
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    mis2_rounds(index_t n, const index_t* __restrict__ row_ptr,
+                const index_t* __restrict__ col_idx, std::uint8_t* state, std::uint64_t* max1,
+                std::uint8_t* needs_max, int* undecided_left) {
+  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x / L;
+  for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
+    if (threadIdx.x % L == 0) needs_max[i] = state[i] != state_out;
+  grid.sync();
+  for (int round = 0;; ++round) {
+    for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride) {
+      if (!needs_max[i]) continue;
+      const bool keep = neighbourhood_max_key<L>(i, row_ptr, col_idx, state, max1);
+      if (threadIdx.x % L == 0 && !keep) needs_max[i] = 0;
+    }
+    grid.sync();
+    bool undecided = false;
+    for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
+      undecided |= update_state<L>(i, row_ptr, col_idx, state, max1);
+    if (blockIdx.x == 0 && threadIdx.x == 0) undecided_left[(round + 1) % 3] = 0;
+    if (__syncthreads_or(undecided) && threadIdx.x == 0) undecided_left[round % 3] = 1;
+    grid.sync();
+    if (read_volatile(undecided_left + round % 3) == 0) return;
+  }
+}
+
+// 1 for an MIS-2 root with at least `min_neighbours` free neighbours (it forms
+// an aggregate this pass), else 0; group n writes the 0 that ends the scan, so
+// that its last offset is the number of forming roots.
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    forming_roots(index_t n, const index_t* __restrict__ row_ptr,
+                  const index_t* __restrict__ col_idx, const index_t* aggregate_of,
+                  const std::uint8_t* state, index_t min_neighbours, index_t* forms) {
+  const std::int64_t i = row_split::group_row<L>();
+  if (i > n) return;
+  bool forming = false;
+  if (i < n && state[i] == state_in) {  // uniform in the group
+    index_t free_neighbours = 0;
+    for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
       free_neighbours += is_free(aggregate_of, col_idx[k]);
-  forms[i] = state[i] == state_in && free_neighbours >= min_neighbours;
+    forming = group_sum<L>(free_neighbours) >= min_neighbours;
+  }
+  if (threadIdx.x % L == 0) forms[i] = forming;
 }
 
-// One thread per node. A forming root takes id first + its rank among forming
-// roots; a free node next to a forming root (at most one: roots are 3 edges
-// apart in the free subgraph) takes that root's id. Reads `placed`, writes `out`.
-__global__ void form_aggregates(index_t n, const index_t* row_ptr, const index_t* col_idx,
-                                const index_t* placed, const index_t* forms,
-                                const index_t* root_offsets, index_t first, index_t* out) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+// A forming root takes id first + its rank among forming roots; a free node next
+// to a forming root (at most one: roots are 3 edges apart in the free subgraph)
+// takes that root's id. Reads `placed`, writes `out`.
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    form_aggregates(index_t n, const index_t* __restrict__ row_ptr,
+                    const index_t* __restrict__ col_idx, const index_t* placed,
+                    const index_t* forms, const index_t* root_offsets, index_t first,
+                    index_t* out) {
+  const std::int64_t i = row_split::group_row<L>();
   if (i >= n) return;
   index_t id = placed[i];
-  if (id < 0) {
-    if (forms[i]) id = first + root_offsets[i];
-    else
-      for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+  if (id < 0) {  // uniform in the group
+    if (forms[i]) {
+      id = first + root_offsets[i];
+    } else {
+      for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
         if (forms[col_idx[k]]) id = first + root_offsets[col_idx[k]];
+      id = row_split::group_max<L>(id);
+    }
   }
-  out[i] = id;
+  if (threadIdx.x % L == 0) out[i] = id;
 }
 
 // One thread per aggregated node: sizes by integer atomics (order-free).
@@ -223,8 +302,8 @@ struct Mis2Aggregator {
   index_t& count;
   DeviceBuffer<index_t> other{std::size_t(n), stream, "aggregate ids (next)"};
   DeviceBuffer<std::uint8_t> state{std::size_t(n), stream, "mis2 states"};
-  DeviceBuffer<std::uint8_t> next{std::size_t(n), stream, "mis2 next states"};
   DeviceBuffer<std::uint64_t> max1{std::size_t(n), stream, "mis2 neighbourhood maxima"};
+  DeviceBuffer<std::uint8_t> needs_max{std::size_t(n), stream, "mis2 nodes needing M1"};
   // Forming-root flags and their exclusive scan, n + 1 entries: the last offset
   // is the number formed. Flags are 0/1, so the sum fits index_t.
   DeviceBuffer<index_t> forms{std::size_t(n) + 1, stream, "mis2 forming roots"};
@@ -232,8 +311,10 @@ struct Mis2Aggregator {
   std::size_t scan_bytes = root_scan_bytes(n, stream);
   DeviceBuffer<unsigned char> scan_storage{scan_bytes, stream, "mis2 root scan scratch"};
   DeviceBuffer<index_t> size{std::size_t(n), stream, "aggregate sizes"};  // count <= n
-  DeviceBuffer<int> round_counts{rounds_per_check, stream, "mis2 round counts"};
+  DeviceBuffer<int> round_counts{rounds_per_check, stream, "join round counts"};
+  DeviceBuffer<int> undecided_left{3, stream, "mis2 undecided flags"};
   DeviceBuffer<int> counter{1, stream, "mis2 counter"};
+  unsigned resident_blocks = 0;  // of mis2_rounds, the same for every pass
 
   // Runs round(count, previous count) in batches of rounds_per_check until a
   // round counts zero; the host reads the batch's last count, which is zero
@@ -249,43 +330,62 @@ struct Mis2Aggregator {
     }
   }
 
-  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU): rounds
-  // until none is undecided.
+  // Launches kernel(arguments...) cooperatively on `grid` blocks.
+  template <typename... Parameters, typename... Arguments>
+  void launch_cooperative(void (*kernel)(Parameters...), unsigned grid, Arguments... arguments) {
+    std::tuple<Parameters...> values{arguments...};
+    std::apply(
+        [&](auto&... value) {
+          void* pointers[] = {&value...};
+          BINAMG_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid),
+                                                        dim3(row_split::threads), pointers, 0,
+                                                        stream));
+        },
+        values);
+  }
+
+  // MIS-2 of the free subgraph into `state` (mis2_of_active on the CPU) in one
+  // cooperative launch: as many blocks as the nodes' lane groups fill, at most as
+  // many as the device holds at once (a grid barrier needs every block resident).
+  template <int L>
   void mis2_of_free() {
-    initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data());
-    BINAMG_CHECK_LAUNCH();
-    rounds_until_zero([&](int* undecided, const int* previous_undecided) {
-      with_node_lanes(n, nnz, [&](auto lanes) {
-        constexpr int L = decltype(lanes)::value;
-        const unsigned group_blocks = row_split::blocks(n, L);
-        max_key_of_neighbourhood<L><<<group_blocks, row_split::threads, 0, stream>>>(
-            n, row_ptr, col_idx, aggregate_of.data(), state.data(), previous_undecided,
-            max1.data());
-        BINAMG_CHECK_LAUNCH();
-        update_states<L><<<group_blocks, row_split::threads, 0, stream>>>(
-            n, row_ptr, col_idx, aggregate_of.data(), state.data(), max1.data(),
-            previous_undecided, next.data(), undecided);
-        BINAMG_CHECK_LAUNCH();
-      });
-      state.swap(next);
-    });
+    if (resident_blocks == 0) {
+      int device = 0, sm_count = 0, blocks_per_sm = 0;
+      BINAMG_CUDA_CHECK(cudaGetDevice(&device));
+      BINAMG_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+      BINAMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks_per_sm, mis2_rounds<L>, row_split::threads, 0));
+      resident_blocks = static_cast<unsigned>(blocks_per_sm) * sm_count;
+    }
+    const unsigned grid = std::min(row_split::blocks(n, L), resident_blocks);
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided_left.data(), 0, sizeof(int) * 3, stream));
+    launch_cooperative(mis2_rounds<L>, grid, n, row_ptr, col_idx, state.data(), max1.data(),
+                       needs_max.data(), undecided_left.data());
   }
 
   // aggregate_unaggregated on the CPU: returns the number of new aggregates.
   // form_aggregates is queued before that number is read: with none formed it
   // copies the ids unchanged, and the read then waits on work already queued.
   index_t aggregate_free(index_t min_neighbours) {
-    mis2_of_free();
-    forming_roots<<<blocks_for(std::int64_t(n) + 1, aggregation_threads), aggregation_threads, 0,
-                    stream>>>(n, row_ptr, col_idx, aggregate_of.data(), state.data(),
-                              min_neighbours, forms.data());
+    initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data(),
+                                                               max1.data());
     BINAMG_CHECK_LAUNCH();
-    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, forms.data(),
-                                                    root_offsets.data(), n + 1, stream));
-    form_aggregates<<<blocks, aggregation_threads, 0, stream>>>(
-        n, row_ptr, col_idx, aggregate_of.data(), forms.data(), root_offsets.data(), count,
-        other.data());
-    BINAMG_CHECK_LAUNCH();
+    with_node_lanes(n, nnz, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      mis2_of_free<L>();
+      forming_roots<L><<<blocks_for((std::int64_t(n) + 1) * L, row_split::threads),
+                         row_split::threads, 0, stream>>>(n, row_ptr, col_idx, aggregate_of.data(),
+                                                          state.data(), min_neighbours,
+                                                          forms.data());
+      BINAMG_CHECK_LAUNCH();
+      BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes,
+                                                      forms.data(), root_offsets.data(), n + 1,
+                                                      stream));
+      form_aggregates<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+          n, row_ptr, col_idx, aggregate_of.data(), forms.data(), root_offsets.data(), count,
+          other.data());
+      BINAMG_CHECK_LAUNCH();
+    });
     aggregate_of.swap(other);
     const index_t formed = read_counter(root_offsets.data() + n, stream);
     count += formed;

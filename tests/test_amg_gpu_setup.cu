@@ -92,6 +92,25 @@ TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
   }
 }
 
+// A grid large enough that the MIS-2 blocks stride over several nodes each and
+// passes take many rounds, and random graphs dense enough for 16 and 32 lanes
+// per node (the coarse levels' degrees).
+TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpuOnLargeAndDenseGraphs) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<CsrMatrix<T>> graphs{strength(poisson<T>(Stencil::poisson3d_7, 72), 0.0)};
+  for (double row_length : {60.0, 140.0}) {
+    const auto B = testing::random_matrix<T>({4000, 4000, row_length, 0.01, 0, false}, 11);
+    graphs.push_back(strength(add(T(1), B, T(1), transpose(B)), 0.0));
+  }
+  for (const auto& S : graphs) {
+    const Aggregates expected = mis2_aggregation(S);
+    const DeviceAggregates actual = mis2_aggregation(to_device(S));
+    EXPECT_EQ(actual.count, expected.count);
+    EXPECT_EQ(to_host(actual.aggregate_of), expected.aggregate_of);
+  }
+}
+
 TYPED_TEST(AmgGpuSetup, TentativeProlongatorEqualsCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
