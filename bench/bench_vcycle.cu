@@ -3,9 +3,12 @@
 // on the same hierarchy downloaded, then times (one warm-up, median of the runs,
 // CUDA events) every component of the cycle per level, the whole cycle, and one
 // PCG iteration, each against its bytes-moved lower bound at the measured copy
-// bandwidth: ratio = time / (bytes / bandwidth), target ≤ 1.5.
+// bandwidth: ratio = time / (bytes / bandwidth), target ≤ 1.5. Then one block PCG
+// iteration on K right-hand sides against its own bound (the matrices once, the
+// vectors K times), which also says how far apart the two bounds are.
 //
 //   bench_vcycle [--problem NAME --size N] [--precision double|float] [--runs N]
+//                [--rhs-count K]   (default 32)
 //
 // Without --problem it runs the two AMG workloads, 3D 7-pt 128³ and 2D 5-pt 2048².
 #include <algorithm>
@@ -41,6 +44,7 @@ struct Options {
   std::vector<Workload> workloads = {{"poisson3d-7", 128}, {"poisson2d-5", 2048}};
   std::string precision = "double";
   int runs = 7;
+  index_t rhs_count = 32;
 };
 
 // The bytes every operation must move at least: each index and value array read
@@ -182,7 +186,8 @@ void run_workload(const Workload& workload, const Options& options, double bandw
   const Reporter report(workload, options.precision, bandwidth_gbs);
   auto median = [&](const auto& work) { return bench::median_ms(work, stream, options.runs); };
   DeviceCycleWorkspace<T>& work = h.workspace;
-  double cycle_bytes = 0, components_ms = 0;
+  // Matrix and vector bytes apart: a block cycle moves the vectors k times.
+  double cycle_matrix_bytes = 0, cycle_vector_bytes = 0, components_ms = 0;
 
   // Per level, each operation of vcycle_from_zero (the preconditioner) on the
   // level's own workspace vectors; sizes as in the cycle. With one presweep the
@@ -198,37 +203,36 @@ void run_workload(const Workload& workload, const Options& options, double bandw
     const int sweeps = h.parameters.presweeps;
     struct Component {
       const char* name;
-      double bytes;
+      double matrix, vectors;  // bytes
       std::function<void()> run;
     };
     std::vector<Component> components;
     if (sweeps == 1) {
       // Reads A, b and d⁻¹, writes x and r.
-      components.push_back({"presmooth_from_zero_with_residual",
-                            matrix_bytes(level.A) + vector_bytes<T>(rows, 4), [&] {
+      components.push_back({"presmooth_from_zero_with_residual", matrix_bytes(level.A),
+                            vector_bytes<T>(rows, 4), [&] {
                               smooth_from_zero_with_residual(level, level_b, level_x, r, stream);
                             }});
     } else {
       components.push_back(
-          {"presmooth_from_zero",
-           vector_bytes<T>(rows, 3) +
-               (sweeps - 1) * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
+          {"presmooth_from_zero", (sweeps - 1) * matrix_bytes(level.A),
+           vector_bytes<T>(rows, 3) + (sweeps - 1) * vector_bytes<T>(rows, 4),
            [&] {
              jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, level_b,
                               level_x, sweeps, r, stream);
            }});
-      components.push_back({"residual", matrix_bytes(level.A) + vector_bytes<T>(rows, 3), [&] {
+      components.push_back({"residual", matrix_bytes(level.A), vector_bytes<T>(rows, 3), [&] {
                               residual(level.A, level_x.data(), level_b.data(), r.data(), stream);
                             }});
     }
     const std::vector<Component> rest = {
-        {"restriction", matrix_bytes(level.R) + vector_bytes<T>(rows + coarse_rows, 1),
+        {"restriction", matrix_bytes(level.R), vector_bytes<T>(rows + coarse_rows, 1),
          [&] { spmv(level.R, r.data(), work.rhs[l + 1].data(), stream); }},
         // Reads P, e and x, writes x.
-        {"prolong_and_correct", matrix_bytes(level.P) + vector_bytes<T>(coarse_rows + 2 * rows, 1),
+        {"prolong_and_correct", matrix_bytes(level.P), vector_bytes<T>(coarse_rows + 2 * rows, 1),
          [&] { prolong_and_correct(level.P, work.solution[l + 1], level_x, stream); }},
-        {"postsmooth",
-         h.parameters.postsweeps * (matrix_bytes(level.A) + vector_bytes<T>(rows, 4)),
+        {"postsmooth", h.parameters.postsweeps * matrix_bytes(level.A),
+         h.parameters.postsweeps * vector_bytes<T>(rows, 4),
          [&] {
            jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, level_b, level_x,
                   h.parameters.postsweeps, r, stream);
@@ -237,22 +241,25 @@ void run_workload(const Workload& workload, const Options& options, double bandw
     components.insert(components.end(), rest.begin(), rest.end());
     for (const Component& c : components) {
       const double ms = median(c.run);
-      report.line(c.name, static_cast<int>(l), ms, c.bytes);
-      cycle_bytes += c.bytes;
+      report.line(c.name, static_cast<int>(l), ms, c.matrix + c.vectors);
+      cycle_matrix_bytes += c.matrix;
+      cycle_vector_bytes += c.vectors;
       components_ms += ms;
     }
   }
   {
     const DeviceCsr<T>& C = h.coarse_matrix;
     const double bytes = matrix_bytes(C) + vector_bytes<T>(C.rows, 2);
+    cycle_matrix_bytes += matrix_bytes(C);
+    cycle_vector_bytes += vector_bytes<T>(C.rows, 2);
     const double ms = median([&] {
       h.coarse.solve(work.rhs[fine_levels].data(), work.solution[fine_levels].data(), stream);
     });
     report.line("coarse_solve", static_cast<int>(fine_levels), ms, bytes,
                 "bound: the coarse CSR matrix and two vectors (method " + h.coarse.method() + ")");
-    cycle_bytes += bytes;
     components_ms += ms;
   }
+  const double cycle_bytes = cycle_matrix_bytes + cycle_vector_bytes;
   report.line("sum_of_components", -1, components_ms, cycle_bytes);
 
   // The whole cycle as PCG applies it (from zero), and the extra device memory it takes.
@@ -282,9 +289,40 @@ void run_workload(const Workload& workload, const Options& options, double bandw
   };
   const int few = 2, many = 8;
   const double iteration_ms = (solve_ms(many) - solve_ms(few)) / (many - few);
-  const double iteration_bytes =
-      cycle_bytes + matrix_bytes(device_A) + vector_bytes<T>(n, 2 + 2 + 6 + 2 + 3);
+  const double iteration_matrix_bytes = cycle_matrix_bytes + matrix_bytes(device_A);
+  const double iteration_vector_bytes = cycle_vector_bytes + vector_bytes<T>(n, 2 + 2 + 6 + 2 + 3);
+  const double iteration_bytes = iteration_matrix_bytes + iteration_vector_bytes;
   report.line("pcg_iteration", -1, iteration_ms, iteration_bytes);
+
+  // One iteration of the block PCG on k right-hand sides, measured the same way.
+  // Bound: the matrices once and every vector pass k times (the per-column
+  // scalars are negligible). Its ratio to the one-RHS bound is the least that k
+  // right-hand sides can cost relative to one, both at the bandwidth bound.
+  const index_t k = options.rhs_count;
+  const std::size_t entries = std::size_t(n) * k;
+  std::vector<T> block_b(entries);
+  for (index_t j = 0; j < k; ++j) {
+    const std::vector<T> column = hashed_vector<T>(n, 40 + std::uint32_t(j));
+    for (index_t i = 0; i < n; ++i) block_b[std::size_t(i) * k + j] = column[i];
+  }
+  const DeviceBuffer<T> device_block_b = to_device(block_b, stream);
+  auto block_solve_ms = [&](int iterations) {
+    fixed.max_iterations = iterations;
+    DeviceBuffer<T> solution(entries, stream, "bench block pcg x");
+    return median([&] {
+      BINAMG_CUDA_CHECK(cudaMemsetAsync(solution.data(), 0, sizeof(T) * entries, stream));
+      const BlockSolveResult result = pcg(h, device_block_b, solution, k, fixed);
+      for (const SolveResult& column : result.columns)
+        require(column.iterations == iterations, "bench_vcycle: block pcg stopped early");
+    });
+  };
+  const double block_iteration_ms =
+      (block_solve_ms(many) - block_solve_ms(few)) / (many - few);
+  const double block_bytes = iteration_matrix_bytes + double(k) * iteration_vector_bytes;
+  std::ostringstream note;
+  note << "k " << k << "; bound / one-RHS bound " << block_bytes / iteration_bytes
+       << "; time / one-RHS time " << block_iteration_ms / iteration_ms;
+  report.line("block_pcg_iteration", -1, block_iteration_ms, block_bytes, note.str());
 }
 
 Options parse(int argc, char** argv) {
@@ -299,6 +337,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--size") size = std::stoi(value);
     else if (arg == "--precision") options.precision = value;
     else if (arg == "--runs") options.runs = std::stoi(value);
+    else if (arg == "--rhs-count") options.rhs_count = std::stoi(value);
     else throw InvalidInput("bench_vcycle: unknown option " + arg);
   }
   if (!problem.empty()) {
@@ -309,6 +348,7 @@ Options parse(int argc, char** argv) {
   require(options.precision == "double" || options.precision == "float",
           "bench_vcycle: --precision must be double or float");
   require(options.runs >= 5, "bench_vcycle: --runs must be at least 5 (BENCH.md)");
+  require(options.rhs_count >= 1, "bench_vcycle: --rhs-count must be at least 1");
   return options;
 }
 

@@ -84,22 +84,26 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   BINAMG_CHECK_LAUNCH();
 }
 
-/// Runs the kernel over every row of A and k columns: lanes per row cover
-/// min(k, 32) columns (fast paths for 8, 32 and 64 run Exact), passes of 64
-/// columns beyond that. Gather and Epilogue are trivially copyable functors with
-/// __device__ operator()s: gather(col, c) -> T, epilogue(row, c, sum).
+/// Runs the kernel over every row of A and k columns. Up to 32 columns a lane
+/// owns several (2 up to k = 8, 4 above), so each nonzero issues that many
+/// independent gathers per lane and a warp covers several rows: on the H100
+/// (bench/results/2026-11-23-h100-spmm-block-shapes.md) that took k = 8 from
+/// 51-58% to 65-82% of the roofline and k = 32 from 29-46% to 49-84%, against one
+/// column per lane. Beyond 32 columns, 32 lanes of 2 columns in passes of 64.
+/// Gather and Epilogue are trivially copyable functors with __device__
+/// operator()s: gather(col, c) -> T, epilogue(row, c, sum).
 template <typename T, typename Gather, typename Epilogue>
 void launch(const DeviceCsr<T>& A, index_t k, const Gather& gather, const Epilogue& epilogue,
             cudaStream_t stream) {
   if (A.rows == 0) return;
   switch (spmm_detail::lanes_for_columns(k)) {
     case 1: return launch_shape<T, 1, 1>(A, k, gather, epilogue, stream);
-    case 2: return launch_shape<T, 2, 1>(A, k, gather, epilogue, stream);
-    case 4: return launch_shape<T, 4, 1>(A, k, gather, epilogue, stream);
-    case 8: return launch_shape<T, 8, 1>(A, k, gather, epilogue, stream);
-    case 16: return launch_shape<T, 16, 1>(A, k, gather, epilogue, stream);
+    case 2: return launch_shape<T, 1, 2>(A, k, gather, epilogue, stream);
+    case 4: return launch_shape<T, 2, 2>(A, k, gather, epilogue, stream);
+    case 8: return launch_shape<T, 4, 2>(A, k, gather, epilogue, stream);
+    case 16: return launch_shape<T, 4, 4>(A, k, gather, epilogue, stream);
     default:
-      if (k <= 32) return launch_shape<T, 32, 1>(A, k, gather, epilogue, stream);
+      if (k <= 32) return launch_shape<T, 8, 4>(A, k, gather, epilogue, stream);
       return launch_shape<T, 32, 2>(A, k, gather, epilogue, stream);
   }
 }
