@@ -47,33 +47,13 @@ void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k
 
 // Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
 // same row sums as the residual and SpMV, the same expressions as the Jacobi and
-// axpy kernels), minus a vector pass and a launch.
-
-// The first Jacobi sweep from zero, x = w·d⁻¹·b, and the residual r = b − A x of
-// its result in one pass: the entries of x are formed where the product reads
-// them. Then the prolongation and the correction, x += P e, in one pass. k = 1
-// sums rows with sparse/row_stream.cuh (a gather of the entry `col`, an epilogue
-// per row); k row-major right-hand sides run them as the block SpMM's gather and
-// epilogue: column c of input row `col` of the first sweep is w·d⁻¹[col]·B(col, c).
-template <typename T>
-struct FirstSweepValue {
-  const T* __restrict__ inverse_diagonal;
-  T weight;
-  const T* __restrict__ b;
-  __device__ T operator()(index_t col) const { return weight * inverse_diagonal[col] * b[col]; }
-};
-
-template <typename T>
-struct SmoothAndResidualValue {
-  FirstSweepValue<T> first_sweep;
-  T* __restrict__ x;
-  T* __restrict__ r;
-  __device__ void operator()(index_t row, T sum) const {
-    x[row] = first_sweep(row);
-    r[row] = first_sweep.b[row] - sum;
-  }
-};
-
+// axpy kernels), minus a vector pass and a launch: the first Jacobi sweep from
+// zero, x = w·d⁻¹·b, with the residual r = b − A x of its result (the entries of
+// x formed where the product reads them), and the prolongation with the
+// correction, x += P e. k = 1 sums rows with sparse/row_stream.cuh (a gather of
+// the entry `col`, an epilogue per row); k row-major right-hand sides run them as
+// the block SpMM's gather and epilogue: column c of input row `col` of the first
+// sweep is w·d⁻¹[col]·B(col, c).
 template <typename T>
 struct CorrectValue {
   T* __restrict__ x;
@@ -152,14 +132,17 @@ void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, co
 
 }  // namespace
 
+// k = 1 runs the pair unfused: fused, every nonzero gathers both d⁻¹ and b,
+// which measured slower on the H100 than a vector pass forming x and a residual
+// gathering x alone (3D 7-pt 128³, level 1: 97 µs fused against 60 µs for a
+// sweep; bench/results/2026-11-23-h100-late-vcycle-double.jsonl).
+// A block shares d⁻¹[col] across its k columns, so the block step stays fused.
 template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
                                     DeviceBuffer<T>& x, DeviceBuffer<T>& r,
                                     cudaStream_t stream) {
-  const FirstSweepValue<T> first_sweep{level.inverse_diagonal.data(), level.jacobi_weight,
-                                       b.data()};
-  row_stream::launch<T>(level.A, first_sweep,
-                        SmoothAndResidualValue<T>{first_sweep, x.data(), r.data()}, stream);
+  jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, 1, r, stream);
+  residual(level.A, x.data(), b.data(), r.data(), stream);
 }
 
 template <typename T>

@@ -58,12 +58,14 @@ template <typename T>
 SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                          DeviceBuffer<T>& x, const SolveOptions& options = {});
 
-// Two fused steps of the GPU cycle from a zero guess (public so bench_vcycle can
-// time them; sizes are the caller's contract). Each is bitwise the pair of calls
-// it replaces while the SpMV runs its row-split kernel, with one vector pass less.
+// Two steps of the GPU cycle from a zero guess (public so bench_vcycle can time
+// them; sizes are the caller's contract). Each is bitwise the pair of calls it
+// replaces while the SpMV runs its row-split kernel; fused, with one vector pass
+// less, where that measured faster.
 
 /// x = w·d⁻¹·b (one Jacobi sweep from zero with the level's weight and inverse
-/// diagonal) and r = b − A x of it, in one pass: jacobi_from_zero(…, 1, …) + residual().
+/// diagonal) and r = b − A x of it: jacobi_from_zero(…, 1, …) + residual(), in one
+/// pass for k > 1 right-hand sides.
 template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
                                     DeviceBuffer<T>& x, DeviceBuffer<T>& r,
@@ -81,7 +83,7 @@ template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                       index_t k, DeviceCycleWorkspace<T>& work);
 
-/// The two fused steps on k row-major right-hand sides (k = 1: the ones above).
+/// The two steps on k row-major right-hand sides (k = 1: the ones above).
 template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
                                     DeviceBuffer<T>& x, DeviceBuffer<T>& r, index_t k,

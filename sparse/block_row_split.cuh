@@ -84,14 +84,13 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   BINAMG_CHECK_LAUNCH();
 }
 
-/// Runs the kernel over every row of A and k columns. Up to 32 columns a lane
-/// owns several (2 up to k = 8, 4 above), so each nonzero issues that many
-/// independent gathers per lane and a warp covers several rows: on the H100
-/// (bench/results/2026-11-23-h100-spmm-block-shapes.md) that took k = 8 from
-/// 51-58% to 65-82% of the roofline and k = 32 from 29-46% to 49-84%, against one
-/// column per lane. Beyond 32 columns, 32 lanes of 2 columns in passes of 64.
-/// Gather and Epilogue are trivially copyable functors with __device__
-/// operator()s: gather(col, c) -> T, epilogue(row, c, sum).
+/// Runs the kernel over every row of A and k columns. A lane owns several
+/// columns (2 up to k = 8, 4 up to 32, 8 beyond, in passes of 64), so each
+/// nonzero issues that many independent gathers per lane and a warp covers
+/// several rows: on the H100 (bench/results/2026-11-23-h100-spmm-block-shapes.md)
+/// that took the stencils from 29-73% of the roofline with one column per lane
+/// (two past 32) to 46-88%. Gather and Epilogue are trivially copyable functors
+/// with __device__ operator()s: gather(col, c) -> T, epilogue(row, c, sum).
 template <typename T, typename Gather, typename Epilogue>
 void launch(const DeviceCsr<T>& A, index_t k, const Gather& gather, const Epilogue& epilogue,
             cudaStream_t stream) {
@@ -104,7 +103,7 @@ void launch(const DeviceCsr<T>& A, index_t k, const Gather& gather, const Epilog
     case 16: return launch_shape<T, 4, 4>(A, k, gather, epilogue, stream);
     default:
       if (k <= 32) return launch_shape<T, 8, 4>(A, k, gather, epilogue, stream);
-      return launch_shape<T, 32, 2>(A, k, gather, epilogue, stream);
+      return launch_shape<T, 8, 8>(A, k, gather, epilogue, stream);
   }
 }
 
