@@ -134,8 +134,9 @@ void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, co
 
 // k = 1 runs the pair unfused: fused, every nonzero gathers both d⁻¹ and b,
 // which measured slower on the H100 than a vector pass forming x and a residual
-// gathering x alone (3D 7-pt 128³, level 1: 97 µs fused against 60 µs for a
-// sweep; bench/results/2026-11-23-h100-late-vcycle-double.jsonl).
+// gathering x alone (3D 7-pt 128³, level 1: 97 µs fused, 66 µs unfused; level 0:
+// 123 and 122 µs; bench/results/2026-11-23-h100-vcycle-double-row-stream.jsonl
+// and 2026-11-23-h100-late-vcycle-double.jsonl).
 // A block shares d⁻¹[col] across its k columns, so the block step stays fused.
 template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
