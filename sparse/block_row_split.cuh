@@ -89,7 +89,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
 /// nonzero issues that many independent gathers per lane and a warp covers
 /// several rows: on the H100 (bench/results/2026-11-23-h100-spmm-block-shapes.md)
 /// that took the stencils from 29-73% of the roofline with one column per lane
-/// (two past 32) to 46-88%. Gather and Epilogue are trivially copyable functors
+/// (two past 32) to 45-88%. Gather and Epilogue are trivially copyable functors
 /// with __device__ operator()s: gather(col, c) -> T, epilogue(row, c, sum).
 template <typename T, typename Gather, typename Epilogue>
 void launch(const DeviceCsr<T>& A, index_t k, const Gather& gather, const Epilogue& epilogue,
