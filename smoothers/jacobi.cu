@@ -12,38 +12,10 @@ namespace {
 
 constexpr int jacobi_threads = 256;
 
-// The sweep's epilogue (rows summed by sparse/row_stream.cuh): x_new[row] =
-// x[row] + (w·d⁻¹[row])·(b[row] − (A x)[row]), the CPU's order of operations.
-// Reads only the old x, so rows are independent.
-template <typename T>
-struct SweepEntry {
-  const T* __restrict__ inverse_diagonal;
-  T weight;
-  const T* __restrict__ b;
-  const T* __restrict__ x;
-  T* __restrict__ x_new;
-  __device__ void operator()(index_t row, T sum) const {
-    x_new[row] = x[row] + weight * inverse_diagonal[row] * (b[row] - sum);
-  }
-};
-
-template <typename T>
-void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
-           T* x_new, cudaStream_t stream) {
-  row_stream::launch<T>(A, row_stream::VectorEntry<T>{x},
-                        SweepEntry<T>{inverse_diagonal, weight, b, x, x_new}, stream);
-}
-
-// One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.
-template <typename T>
-__global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T weight, const T* b,
-                                   T* x) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
-}
-
-// The block sweep's epilogue: X_new(row, c) = X(row, c) + (w·d⁻¹[row])·(B(row, c) −
-// the row's sum), the vector sweep's expression per column.
+// The sweep's epilogue, for the rows summed by sparse/row_stream.cuh (k = 1) or
+// by the block kernel: X_new(row, c) = X(row, c) + (w·d⁻¹[row])·(B(row, c) − the
+// row's sum), the CPU's order of operations. Reads only the old X, so rows are
+// independent.
 template <typename T>
 struct JacobiEntry {
   const T* __restrict__ inverse_diagonal;
@@ -56,7 +28,23 @@ struct JacobiEntry {
     const std::int64_t e = std::int64_t(row) * k + c;
     x_new[e] = x[e] + weight * inverse_diagonal[row] * (b[e] - sum);
   }
+  __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
+
+template <typename T>
+void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
+           T* x_new, cudaStream_t stream) {
+  row_stream::launch<T>(A, row_stream::VectorEntry<T>{x},
+                        JacobiEntry<T>{inverse_diagonal, weight, b, x, x_new, 1}, stream);
+}
+
+// One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.
+template <typename T>
+__global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T weight, const T* b,
+                                   T* x) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
+}
 
 // One thread per entry of a row-major block: x = w·d⁻¹·b, the first sweep from zero.
 template <typename T>

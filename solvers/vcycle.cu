@@ -49,17 +49,11 @@ void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k
 // same row sums as the residual and SpMV, the same expressions as the Jacobi and
 // axpy kernels), minus a vector pass and a launch: the first Jacobi sweep from
 // zero, x = w·d⁻¹·b, with the residual r = b − A x of its result (the entries of
-// x formed where the product reads them), and the prolongation with the
-// correction, x += P e. k = 1 sums rows with sparse/row_stream.cuh (a gather of
-// the entry `col`, an epilogue per row); k row-major right-hand sides run them as
-// the block SpMM's gather and epilogue: column c of input row `col` of the first
-// sweep is w·d⁻¹[col]·B(col, c).
-template <typename T>
-struct CorrectValue {
-  T* __restrict__ x;
-  __device__ void operator()(index_t row, T sum) const { x[row] += sum; }
-};
-
+// x formed where the product reads them; k > 1 only, see below), and the
+// prolongation with the correction, x += P e. k row-major right-hand sides run
+// them as the block SpMM's gather and epilogue (column c of input row `col` of
+// the first sweep is w·d⁻¹[col]·B(col, c)); k = 1 sums rows with
+// sparse/row_stream.cuh and the epilogue's per-row overload.
 template <typename T>
 struct FirstSweepEntry {
   const T* __restrict__ inverse_diagonal;
@@ -90,6 +84,7 @@ struct CorrectEntry {
   __device__ void operator()(index_t row, index_t c, T sum) const {
     x[std::int64_t(row) * k + c] += sum;
   }
+  __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
 
 // Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
@@ -149,7 +144,7 @@ void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuf
 template <typename T>
 void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
                          cudaStream_t stream) {
-  row_stream::launch<T>(P, row_stream::VectorEntry<T>{e.data()}, CorrectValue<T>{x.data()},
+  row_stream::launch<T>(P, row_stream::VectorEntry<T>{e.data()}, CorrectEntry<T>{x.data(), 1},
                         stream);
 }
 
