@@ -12,6 +12,7 @@
 #include "amg/strength.hpp"
 #include "amg/tentative.hpp"
 #include "smoothers/jacobi.hpp"
+#include "sparse/block_vector_ops.hpp"
 #include "sparse/transpose.hpp"
 
 namespace binamg {
@@ -174,6 +175,9 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) 
       work.solution[l] = DeviceBuffer<T>(entries, h.stream, "cycle solution");
     }
   }
+  if (k > 1)
+    work.column_partials = DeviceBuffer<T>(block_reduction_scratch_size(h.matrix(0).rows, k),
+                                           h.stream, "cycle column partials");
   return work;
 }
 

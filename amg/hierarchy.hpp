@@ -90,6 +90,7 @@ struct DeviceLevel {
 template <typename T>
 struct DeviceCycleWorkspace {
   std::vector<DeviceBuffer<T>> residual, rhs, solution;
+  DeviceBuffer<T> column_partials;  // k > 1: partial sums of the cycle's fused bᵀx
 };
 
 template <typename T>

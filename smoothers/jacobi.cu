@@ -31,6 +31,17 @@ struct JacobiEntry {
   __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
 
+// The last block sweep's epilogue when the caller also wants B(:, c)ᵀX_new(:, c).
+template <typename T>
+struct JacobiAndDot {
+  JacobiEntry<T> sweep;
+  __device__ T operator()(index_t row, index_t c, T sum) const {
+    sweep(row, c, sum);
+    const std::int64_t e = std::int64_t(row) * sweep.k + c;
+    return sweep.b[e] * sweep.x_new[e];
+  }
+};
+
 template <typename T>
 void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
            T* x_new, cudaStream_t stream) {
@@ -124,6 +135,19 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
 }
 
 template <typename T>
+void jacobi_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
+                             T weight, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,
+                             int sweeps, DeviceBuffer<T>& scratch, T* dots,
+                             DeviceBuffer<T>& partials, cudaStream_t stream) {
+  require(sweeps >= 1, "jacobi_with_column_dots: the dots come from a sweep, sweeps must be >= 1");
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
+  const JacobiEntry<T> last{inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), k};
+  block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{x.data(), k},
+                                           JacobiAndDot<T>{last}, dots, partials, stream);
+  x.swap(scratch);
+}
+
+template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   require(A.rows == A.cols, "inverse_diagonal: the matrix is not square (" +
                                 std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
@@ -160,6 +184,10 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t strea
   template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
                                     const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int, \
                                     DeviceBuffer<T>&, cudaStream_t);                        \
+  template void jacobi_with_column_dots<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,  \
+                                           const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
+                                           int, DeviceBuffer<T>&, T*, DeviceBuffer<T>&,     \
+                                           cudaStream_t);                                   \
   template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);          \
   template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)

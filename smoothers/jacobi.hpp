@@ -65,6 +65,16 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
                       const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
                       DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
 
+/// jacobi() on k columns whose last sweep (sweeps >= 1) also forms, in the same
+/// pass, dots[j] = B(:, j)ᵀX(:, j) of its result into device memory (with B a
+/// residual, the CG's rᵀz). `partials` holds block_reduction_scratch_size(A.rows, k)
+/// entries (sparse/block_vector_ops.hpp); the dots repeat bitwise run to run.
+template <typename T>
+void jacobi_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
+                             T weight, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,
+                             int sweeps, DeviceBuffer<T>& scratch, T* dots,
+                             DeviceBuffer<T>& partials, cudaStream_t stream = nullptr);
+
 /// 1/a_ii on the GPU; throws InvalidInput naming the first row whose diagonal is zero.
 template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);

@@ -140,10 +140,15 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
   auto host_scalar = [&](const T* device, index_t j) { return host[(device - pq) + j]; };
+  // Flags of the columns still iterating, on the device in two slots: the
+  // iteration's own, and the next one's once a column stops (the deferred x step
+  // of the iteration still needs the old flags).
   std::vector<int> active(k, 0);
-  DeviceBuffer<int> device_active(k, stream, "block pcg active columns");
-  auto upload_active = [&] {
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(device_active.data(), active.data(), sizeof(int) * k,
+  DeviceBuffer<int> device_flags(std::size_t(2) * k, stream, "block pcg active columns");
+  int* device_active = device_flags.data();
+  int* device_next = device_active + k;
+  auto upload_active = [&](int* to) {  // pageable: `active` may change once it returns
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(to, active.data(), sizeof(int) * k,
                                       cudaMemcpyHostToDevice, stream));
   };
 
@@ -177,18 +182,21 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
     any_active = any_active || active[j];
   }
 
+  // The iteration of the block CG in the fewest block passes: q = A p with pᵀq
+  // in one, r −= αq with ‖r‖² in the next, rᵀz formed by the V-cycle's last
+  // sweep, and the x step deferred into the pass that turns p (x += αp and
+  // p = z + βp read p once). Each column's scalars and bits are those of the
+  // separate operations.
   if (any_active) {
     DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
-    upload_active();
-    vcycle_from_zero(h, r, z, k, work);
+    upload_active(device_active);
+    vcycle_from_zero(h, r, z, k, work, rz[0]);
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(p.data(), z.data(), sizeof(T) * entries,
                                       cudaMemcpyDeviceToDevice, stream));
-    column_dots(r, z, k, rz[0], scratch, stream);
     int slot = 0;
     while (true) {
-      spmm(A, p.data(), k, q.data(), stream);
-      column_dots(p, q, k, pq, scratch, stream);
-      block_cg_update(device_active.data(), rz[slot], pq, p, q, x, r, rr, k, scratch, stream);
+      spmm_with_column_dots(A, p.data(), k, q.data(), pq, scratch, stream);
+      block_cg_residual_update(device_active, rz[slot], pq, q, r, rr, k, scratch, stream);
       read_scalars();
       bool changed = false;
       any_active = false;
@@ -206,11 +214,15 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
         changed = changed || !active[j];
         any_active = any_active || active[j];
       }
-      if (!any_active) break;
-      if (changed) upload_active();
-      vcycle_from_zero(h, r, z, k, work);
-      column_dots(r, z, k, rz[1 - slot], scratch, stream);
-      block_cg_direction(device_active.data(), rz[1 - slot], rz[slot], z, p, k, stream);
+      if (!any_active) {
+        block_cg_step(device_active, rz[slot], pq, p, x, k, stream);
+        break;
+      }
+      if (changed) upload_active(device_next);
+      vcycle_from_zero(h, r, z, k, work, rz[1 - slot]);
+      block_cg_step_and_direction(device_active, changed ? device_next : device_active,
+                                  rz[1 - slot], rz[slot], pq, z, p, x, k, stream);
+      if (changed) std::swap(device_active, device_next);
       slot = 1 - slot;
     }
   }

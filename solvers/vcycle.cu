@@ -9,6 +9,7 @@
 #include "smoothers/jacobi.hpp"
 #include "solvers/vcycle.hpp"
 #include "sparse/block_row_split.cuh"
+#include "sparse/block_vector_ops.hpp"
 #include "sparse/row_stream.cuh"
 #include "sparse/spmv.hpp"
 #include "sparse/vector_ops.hpp"
@@ -89,12 +90,15 @@ struct CorrectEntry {
 
 // Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
 // vector kernels).
+// With b_dot_x (k > 1 only), the column dots bᵀx of the result.
 template <typename T>
 void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k, std::size_t l,
-           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess) {
+           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess,
+           T* b_dot_x = nullptr) {
   cudaStream_t stream = h.stream;
   if (l == h.levels.size()) {
     h.coarse.solve(b.data(), k, x.data(), stream);
+    if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
     return;
   }
   const DeviceLevel<T>& level = h.levels[l];
@@ -113,8 +117,14 @@ void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k
   spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
   cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
+  if (b_dot_x && h.parameters.postsweeps > 0) {
+    jacobi_with_column_dots(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+                            h.parameters.postsweeps, r, b_dot_x, work.column_partials, stream);
+    return;
+  }
   jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
          r, stream);
+  if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
 }
 
 template <typename T>
@@ -215,7 +225,7 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
 
 template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
-                      index_t k, DeviceCycleWorkspace<T>& work) {
+                      index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x) {
   const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
   require(k > 0 && b.size() == entries && x.size() == entries,
           "vcycle_from_zero: b and x must hold rows x k = " + std::to_string(entries) +
@@ -223,7 +233,9 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Dev
   require(work.residual.size() == std::size_t(h.num_levels()) &&
               (h.levels.empty() || work.residual[0].size() == entries),
           "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
-  cycle(h, work, k, 0, b, x, true);
+  require(b_dot_x == nullptr || k > 1,
+          "vcycle_from_zero: the fused dots are for k > 1 right-hand sides");
+  cycle(h, work, k, 0, b, x, true, b_dot_x);
 }
 
 template <typename T>
@@ -294,7 +306,7 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
                                        DeviceBuffer<T>&, index_t, cudaStream_t);              \
   template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
-                                    DeviceBuffer<T>&, index_t, DeviceCycleWorkspace<T>&);
+                                    DeviceBuffer<T>&, index_t, DeviceCycleWorkspace<T>&, T*);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -79,9 +79,11 @@ void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, Device
 /// vcycle_from_zero on k row-major right-hand sides (b and x hold rows × k
 /// entries); `work` comes from cycle_workspace(h, k). The same cycle as k = 1 with
 /// the block SpMM and block smoother, the coarsest level solved for all k at once.
+/// With b_dot_x (k device entries), b_dot_x[j] = B(:, j)ᵀX(:, j) of the result,
+/// formed by the last sweep (the CG's rᵀz without a pass of its own).
 template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
-                      index_t k, DeviceCycleWorkspace<T>& work);
+                      index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x = nullptr);
 
 /// The two steps on k row-major right-hand sides (k = 1: the ones above).
 template <typename T>

@@ -9,10 +9,13 @@
 // input row `col`) and epilogue (what becomes of the sum for (row, c)).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
+#include "sparse/column_partials.cuh"
 #include "sparse/device_csr.hpp"
 #include "sparse/row_split.cuh"
 #include "sparse/spmm_kernels.hpp"
@@ -26,24 +29,20 @@ using row_split::group_mask;
 // Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
 // the pass over columns [64·y, 64·y + 64), lane l owning columns
 // pass_base + l + r·L for r < R. Invariant: each (row, column) sum runs over the
-// row's nonzeros in increasing position, so its bits never vary, and reaches the
-// epilogue once. Exact: k is a multiple of L·R, so no column needs a bounds check.
-template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads)
-    kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
-           const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather gather,
-           Epilogue epilogue) {
-  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
-  if (row >= rows) return;  // whole groups leave together: rows are per group
+// row's nonzeros in increasing position, so its bits never vary. Exact: k is a
+// multiple of L·R, so no column needs a bounds check. With parts > 1 the sum
+// covers only chunks part, part + parts, … of L nonzeros (split_rows_kernel).
+template <typename T, int L, int R, bool Exact, typename Gather>
+__device__ void sum_row(std::int64_t row, index_t k, index_t first_column,
+                        const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                        const T* __restrict__ values, const Gather& gather, T (&sum)[R],
+                        int part = 0, int parts = 1) {
   const int lane = threadIdx.x % L;
   const unsigned mask = group_mask<L>();
-  const index_t first_column = blockIdx.y * SpmmPolicy::columns_per_pass + lane;
-
-  T sum[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) sum[r] = T(0);
   const index_t begin = row_ptr[row], end = row_ptr[row + 1];
-  for (index_t base = begin; base < end; base += L) {
+  for (index_t base = begin + part * L; base < end; base += parts * L) {
     index_t my_column = 0;
     T my_value = T(0);
     if (base + lane < end) {
@@ -61,6 +60,23 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
       }
     }
   }
+}
+
+__device__ inline index_t first_column_of_lane(int lanes) {
+  return blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % lanes;
+}
+
+// Each (row, column) sum reaches the epilogue once.
+template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
+           const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather gather,
+           Epilogue epilogue) {
+  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+  if (row >= rows) return;  // whole groups leave together: rows are per group
+  const index_t first_column = first_column_of_lane(L);
+  T sum[R];
+  sum_row<T, L, R, Exact>(row, k, first_column, row_ptr, col_idx, values, gather, sum);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const index_t c = first_column + r * L;
@@ -68,43 +84,200 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   }
 }
 
-template <typename T, int L, int R, typename Gather, typename Epilogue>
-void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
-                  const Epilogue& epilogue, cudaStream_t stream) {
-  const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads),
-                  static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /
-                                        SpmmPolicy::columns_per_pass));
-  // Exact needs every pass full: k = L·R (one pass) or a multiple of 64.
-  if (k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0))
-    kernel<T, L, R, true><<<grid, SpmmPolicy::threads, 0, stream>>>(
-        A.rows, k, A.row_ptr.data(), A.col_idx.data(), A.values.data(), gather, epilogue);
+// Groups per row for A and L lanes per group: 1, or for a matrix whose row
+// groups would fill fewer blocks than the H100 keeps resident (132 SMs × 8),
+// the least power of two that fills them, while each group still gets four or
+// more chunks of L nonzeros of a mean row. Blocks stay below 2048 when parts > 1.
+inline int parts_per_row(index_t rows, index_t nnz, int L) {
+  constexpr std::int64_t resident_blocks = 1024;
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  int parts = 1;
+  while (parts < SpmmPolicy::threads / L &&
+         blocks_for(std::int64_t(rows) * parts * L, SpmmPolicy::threads) < resident_blocks &&
+         mean >= 4.0 * parts * L)
+    parts *= 2;
+  return parts;
+}
+
+// Blocks of split_rows_kernel for A's rows and L lanes per group. A block with
+// column sums reduces once per row tile: taking 2 or 4 tiles per block (fewer
+// partials) measured slower on the H100 (block PCG iteration, 3D 7-pt 128³,
+// k = 32: 5.92 ms at 1 tile, 5.99 at 2, 6.05-6.10 at 4).
+inline unsigned split_blocks(index_t rows, index_t nnz, int L) {
+  return blocks_for(std::int64_t(rows) * parts_per_row(rows, nnz, L) * L, SpmmPolicy::threads);
+}
+
+// For matrices with too few rows to fill the GPU and long rows (the coarse
+// levels, the last restriction), and for every sum over columns: `parts`
+// groups share a row (parts divides the block's groups), each summing every
+// parts-th chunk of L nonzeros; the partial sums meet in shared memory, are
+// added in a fixed tree, and the row's first group runs the epilogue. With
+// WithSums the epilogue returns a T, which the block adds per column (across the
+// warp's groups by shuffles, then across warps in order) into
+// partial[blockIdx.x · k + column], to be summed over blocks by
+// column_partials::sum. The bits depend only on the shape.
+template <typename T, int L, int R, bool Exact, bool WithSums, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    split_rows_kernel(index_t rows, index_t k, int parts, const index_t* __restrict__ row_ptr,
+                      const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                      Gather gather, Epilogue epilogue, T* __restrict__ partial) {
+  constexpr int groups = SpmmPolicy::threads / L, slots = L * R;
+  constexpr int warps = SpmmPolicy::threads / SpmmPolicy::warp;
+  __shared__ T shared[groups * slots];  // [group][slot], slot = r·L + lane
+  const int group = threadIdx.x / L, lane = threadIdx.x % L, part = group % parts;
+  const index_t first_column = first_column_of_lane(L);
+  const std::int64_t row = std::int64_t(blockIdx.x) * (groups / parts) + group / parts;
+  T sum[R];
+  if (row < rows)  // whole groups skip together
+    sum_row<T, L, R, Exact>(row, k, first_column, row_ptr, col_idx, values, gather, sum, part,
+                            parts);
   else
-    kernel<T, L, R, false><<<grid, SpmmPolicy::threads, 0, stream>>>(
-        A.rows, k, A.row_ptr.data(), A.col_idx.data(), A.values.data(), gather, epilogue);
+    for (int r = 0; r < R; ++r) sum[r] = T(0);
+  if (parts > 1) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) shared[group * slots + r * L + lane] = sum[r];
+    __syncthreads();
+    for (int stride = parts / 2; stride > 0; stride /= 2) {
+      if (part < stride) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          shared[group * slots + r * L + lane] += shared[(group + stride) * slots + r * L + lane];
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) sum[r] = shared[group * slots + r * L + lane];
+  }
+  T contribution[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const index_t c = first_column + r * L;
+    contribution[r] = T(0);
+    if (part != 0 || row >= rows || (!Exact && c >= k)) continue;
+    if constexpr (WithSums) contribution[r] = epilogue(row, c, sum[r]);
+    else epilogue(row, c, sum[r]);
+  }
+  if constexpr (WithSums) {
+    // Lanes l, l + L, … of a warp hold the same columns: a fixed butterfly adds them.
+#pragma unroll
+    for (int offset = L; offset < SpmmPolicy::warp; offset *= 2)
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        contribution[r] += __shfl_down_sync(0xffffffffu, contribution[r], offset);
+    __syncthreads();  // shared is free again
+    const int warp = threadIdx.x / SpmmPolicy::warp;
+    if (threadIdx.x % SpmmPolicy::warp < L)
+#pragma unroll
+      for (int r = 0; r < R; ++r) shared[warp * slots + r * L + lane] = contribution[r];
+    __syncthreads();
+    const index_t column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x;
+    if (threadIdx.x < slots && column < k) {
+      T total = T(0);
+      for (int w = 0; w < warps; ++w) total += shared[w * slots + threadIdx.x];
+      partial[std::int64_t(blockIdx.x) * k + column] = total;
+    }
+  }
+}
+
+// The column passes of blockIdx.y, and the kernel for shape (L, R): with
+// WithSums, the epilogue returns a T and partial receives the blocks' sums.
+template <typename T, int L, int R, bool WithSums, typename Gather, typename Epilogue>
+void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
+                  const Epilogue& epilogue, T* partial, cudaStream_t stream) {
+  const unsigned passes = static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /
+                                                SpmmPolicy::columns_per_pass);
+  // Exact needs every pass full: k = L·R (one pass) or a multiple of 64.
+  const bool exact =
+      k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0);
+  const int parts = parts_per_row(A.rows, A.nnz, L);
+  if (WithSums || parts > 1) {
+    const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
+    const auto chosen = exact ? split_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
+                              : split_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
+    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, parts, A.row_ptr.data(),
+                                                     A.col_idx.data(), A.values.data(), gather,
+                                                     epilogue, partial);
+  } else {
+    const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
+    const auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
+                              : kernel<T, L, R, false, Gather, Epilogue>;
+    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
+                                                     A.col_idx.data(), A.values.data(), gather,
+                                                     epilogue);
+  }
   BINAMG_CHECK_LAUNCH();
 }
 
-/// Runs the kernel over every row of A and k columns. A lane owns several
-/// columns (2 up to k = 8, 4 up to 32, 8 beyond, in passes of 64), so each
-/// nonzero issues that many independent gathers per lane and a warp covers
-/// several rows: on the H100 (bench/results/2026-11-23-h100-spmm-block-shapes.md)
-/// that took the stencils from 29-73% of the roofline with one column per lane
-/// (two past 32) to 45-88%. Gather and Epilogue are trivially copyable functors
-/// with __device__ operator()s: gather(col, c) -> T, epilogue(row, c, sum).
+// Calls shape(lanes, columns_per_lane) with the shape for k as integral constants.
+// A lane owns several columns (2 up to k = 8, 4 up to 32, 8 beyond, in passes of
+// 64), so each nonzero issues that many independent gathers per lane and a warp
+// covers several rows: on the H100 (bench/results/2026-11-23-h100-spmm-block-shapes.md)
+// that took the stencils from 29-73% of the roofline with one column per lane
+// (two past 32) to 45-88%.
+template <typename Shape>
+void with_shape(index_t k, const Shape& shape) {
+  using std::integral_constant;
+  switch (spmm_detail::lanes_for_columns(k)) {
+    case 1: return shape(integral_constant<int, 1>{}, integral_constant<int, 1>{});
+    case 2: return shape(integral_constant<int, 1>{}, integral_constant<int, 2>{});
+    case 4: return shape(integral_constant<int, 2>{}, integral_constant<int, 2>{});
+    case 8: return shape(integral_constant<int, 4>{}, integral_constant<int, 2>{});
+    case 16: return shape(integral_constant<int, 4>{}, integral_constant<int, 4>{});
+    default:
+      if (k <= 32) return shape(integral_constant<int, 8>{}, integral_constant<int, 4>{});
+      return shape(integral_constant<int, 8>{}, integral_constant<int, 8>{});
+  }
+}
+
+/// Runs the kernel over every row of A and k columns. Gather and Epilogue are
+/// trivially copyable functors with __device__ operator()s: gather(col, c) -> T,
+/// epilogue(row, c, sum).
 template <typename T, typename Gather, typename Epilogue>
 void launch(const DeviceCsr<T>& A, index_t k, const Gather& gather, const Epilogue& epilogue,
             cudaStream_t stream) {
   if (A.rows == 0) return;
-  switch (spmm_detail::lanes_for_columns(k)) {
-    case 1: return launch_shape<T, 1, 1>(A, k, gather, epilogue, stream);
-    case 2: return launch_shape<T, 1, 2>(A, k, gather, epilogue, stream);
-    case 4: return launch_shape<T, 2, 2>(A, k, gather, epilogue, stream);
-    case 8: return launch_shape<T, 4, 2>(A, k, gather, epilogue, stream);
-    case 16: return launch_shape<T, 4, 4>(A, k, gather, epilogue, stream);
-    default:
-      if (k <= 32) return launch_shape<T, 8, 4>(A, k, gather, epilogue, stream);
-      return launch_shape<T, 8, 8>(A, k, gather, epilogue, stream);
+  with_shape(k, [&](auto lanes, auto columns_per_lane) {
+    launch_shape<T, decltype(lanes)::value, decltype(columns_per_lane)::value, false>(
+        A, k, gather, epilogue, nullptr, stream);
+  });
+}
+
+// Lanes per row group for k columns, as with_shape picks them.
+inline int lanes_of_shape(index_t k) {
+  int lanes = 0;
+  with_shape(k, [&](auto shape_lanes, auto) { lanes = decltype(shape_lanes)::value; });
+  return lanes;
+}
+
+/// Entries of the partial sums launch_with_column_sums needs for `rows` rows and
+/// k columns, whatever the matrix's nonzeros (split rows keep below 2048 blocks).
+inline std::size_t column_sums_scratch_size(index_t rows, index_t k) {
+  const std::int64_t unsplit =
+      blocks_for(std::int64_t(rows) * lanes_of_shape(k), SpmmPolicy::threads);
+  return std::size_t(std::max<std::int64_t>(unsplit, 2048)) * k;
+}
+
+/// launch() with an epilogue that returns a T for each (row, c) it handles:
+/// sums[c] (device memory) becomes the sum of those over the rows, in a fixed
+/// order, so the same bits every run. `partials` holds at least
+/// column_sums_scratch_size(A.rows, k) entries. Each (row, c) sum has the bits
+/// launch() gives it.
+template <typename T, typename Gather, typename Epilogue>
+void launch_with_column_sums(const DeviceCsr<T>& A, index_t k, const Gather& gather,
+                             const Epilogue& epilogue, T* sums, DeviceBuffer<T>& partials,
+                             cudaStream_t stream) {
+  require(partials.size() >= column_sums_scratch_size(A.rows, k),
+          "block_row_split: the column sums scratch is too small");
+  if (A.rows == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(T) * k, stream));
+    return;
   }
+  with_shape(k, [&](auto lanes, auto columns_per_lane) {
+    launch_shape<T, decltype(lanes)::value, decltype(columns_per_lane)::value, true>(
+        A, k, gather, epilogue, partials.data(), stream);
+  });
+  column_partials::sum(split_blocks(A.rows, A.nnz, lanes_of_shape(k)), k, partials.data(), sums,
+                       stream);
 }
 
 /// Column c of row `col` of a row-major block with k columns.

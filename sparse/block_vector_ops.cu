@@ -1,10 +1,11 @@
 // GPU column-wise operations on row-major blocks for the block CG.
-#include <cub/block/block_reduce.cuh>
-
+#include <algorithm>
 #include <string>
 
 #include "core/launch.hpp"
+#include "sparse/block_row_split.cuh"
 #include "sparse/block_vector_ops.hpp"
+#include "sparse/column_partials.cuh"
 #include "sparse/spmm_kernels.hpp"
 
 namespace binamg {
@@ -72,22 +73,26 @@ __global__ void column_dot_partials(index_t n, index_t k, int lanes, const T* X,
   store_block_partial(sum, lanes, k, partial);
 }
 
+// α or β of column c, in the precision of the host-side iteration.
 template <typename T>
-__global__ void block_cg_update_partials(index_t n, index_t k, int lanes, const int* active,
-                                         const T* rz, const T* pq, const T* P, const T* Q, T* X,
-                                         T* R, T* partial) {
+__device__ T ratio(const T* numerator, const T* denominator, index_t c) {
+  return static_cast<T>(double(numerator[c]) / double(denominator[c]));
+}
+
+template <typename T>
+__global__ void block_cg_residual_partials(index_t n, index_t k, int lanes, const int* active,
+                                           const T* rz, const T* pq, const T* Q, T* R,
+                                           T* partial) {
   const ColumnWalk walk = column_walk(lanes);
   T sum = T(0);
   if (walk.column < k) {
     const index_t c = walk.column;
     const bool update = active[c] != 0;
-    const T alpha = update ? static_cast<T>(double(rz[c]) / double(pq[c])) : T(0);
-    const T minus_alpha = -alpha;
+    const T minus_alpha = update ? -ratio(rz, pq, c) : T(0);
     for (std::int64_t i = walk.first_row; i < n; i += walk.row_stride) {
       const std::int64_t e = i * k + c;
       T ri = R[e];
       if (update) {
-        X[e] += alpha * P[e];
         ri += minus_alpha * Q[e];
         R[e] = ri;
       }
@@ -97,28 +102,25 @@ __global__ void block_cg_update_partials(index_t n, index_t k, int lanes, const 
   store_block_partial(sum, lanes, k, partial);
 }
 
-// One block per column: the column's partials summed in a fixed order.
+// X += αP for the stepped columns, then P_next = Z + βP for the continuing ones
+// (Z null: the step alone). P is read once for both; P_next may be P.
 template <typename T>
-__global__ void sum_column_partials(int row_blocks, index_t k, const T* partial, T* result) {
-  using Reduce = cub::BlockReduce<T, block_threads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const index_t column = blockIdx.x;
-  T sum = T(0);
-  for (int b = threadIdx.x; b < row_blocks; b += block_threads)
-    sum += partial[std::int64_t(b) * k + column];
-  const T total = Reduce(storage).Sum(sum);
-  if (threadIdx.x == 0) result[column] = total;
-}
-
-template <typename T>
-__global__ void block_cg_direction_kernel(std::int64_t entries, index_t k, const int* active,
-                                          const T* rz_next, const T* rz, const T* Z, T* P) {
-  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= entries) return;
-  const index_t c = static_cast<index_t>(e % k);
-  if (!active[c]) return;
-  const T beta = static_cast<T>(double(rz_next[c]) / double(rz[c]));
-  P[e] = Z[e] + beta * P[e];
+__global__ void block_cg_step_kernel(index_t n, index_t k, int lanes, const int* stepped,
+                                     const int* continuing, const T* rz_next, const T* rz,
+                                     const T* pq, const T* Z, const T* P, T* P_next, T* X) {
+  const ColumnWalk walk = column_walk(lanes);
+  if (walk.column >= k) return;
+  const index_t c = walk.column;
+  const bool step = stepped[c] != 0, turn = Z != nullptr && continuing[c] != 0;
+  if (!step && !turn) return;
+  const T alpha = step ? ratio(rz, pq, c) : T(0);
+  const T beta = turn ? ratio(rz_next, rz, c) : T(0);
+  for (std::int64_t i = walk.first_row; i < n; i += walk.row_stride) {
+    const std::int64_t e = i * k + c;
+    const T pi = P[e];
+    if (step) X[e] += alpha * pi;
+    if (turn) P_next[e] = Z[e] + beta * pi;
+  }
 }
 
 template <typename T>
@@ -135,72 +137,88 @@ void require_same_size(const DeviceBuffer<T>& X, const DeviceBuffer<T>& Y, const
   require(X.size() == Y.size(), std::string(what) + ": blocks differ in size");
 }
 
+// The shape of a reduction over the rows of X, its scratch checked.
 template <typename T>
-void sum_partials(const ReductionShape& shape, index_t k, const DeviceBuffer<T>& scratch,
-                  T* result, cudaStream_t stream) {
-  sum_column_partials<<<static_cast<unsigned>(k), block_threads, 0, stream>>>(
-      static_cast<int>(shape.grid.x), k, scratch.data(), result);
+ReductionShape checked_reduction(const DeviceBuffer<T>& X, index_t k,
+                                 const DeviceBuffer<T>& scratch, const char* what) {
+  const ReductionShape shape = reduction_shape(rows_of(X, k, what), k);
+  require(scratch.size() >= std::size_t(shape.grid.x) * k,
+          std::string(what) + ": the reduction scratch is too small");
+  return shape;
+}
+
+template <typename T>
+void step(const int* stepped, const int* continuing, const T* rz_next, const T* rz, const T* pq,
+          const T* Z, const DeviceBuffer<T>& P, T* P_next, DeviceBuffer<T>& X, index_t k,
+          cudaStream_t stream, const char* what) {
+  require_same_size(P, X, what);
+  const ReductionShape shape = reduction_shape(rows_of(P, k, what), k);
+  if (P.size() == 0) return;
+  block_cg_step_kernel<<<shape.grid, block_threads, 0, stream>>>(
+      index_t(P.size() / k), k, shape.lanes, stepped, continuing, rz_next, rz, pq, Z, P.data(),
+      P_next, X.data());
   BINAMG_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 std::size_t block_reduction_scratch_size(index_t n, index_t k) {
-  return std::size_t(reduction_shape(n, k).grid.x) * k;
+  return std::max<std::size_t>(std::size_t(reduction_shape(n, k).grid.x) * k,
+                               block_row_split::column_sums_scratch_size(n, k));
 }
 
 template <typename T>
 void column_dots(const DeviceBuffer<T>& X, const DeviceBuffer<T>& Y, index_t k, T* result,
                  DeviceBuffer<T>& scratch, cudaStream_t stream) {
   require_same_size(X, Y, "column_dots");
-  const index_t n = rows_of(X, k, "column_dots");
-  const ReductionShape shape = reduction_shape(n, k);
-  require(scratch.size() >= block_reduction_scratch_size(n, k),
-          "column_dots: the reduction scratch is too small");
-  column_dot_partials<<<shape.grid, block_threads, 0, stream>>>(n, k, shape.lanes, X.data(),
-                                                                Y.data(), scratch.data());
+  const ReductionShape shape = checked_reduction(X, k, scratch, "column_dots");
+  column_dot_partials<<<shape.grid, block_threads, 0, stream>>>(
+      index_t(X.size() / k), k, shape.lanes, X.data(), Y.data(), scratch.data());
   BINAMG_CHECK_LAUNCH();
-  sum_partials(shape, k, scratch, result, stream);
+  column_partials::sum(shape.grid.x, k, scratch.data(), result, stream);
 }
 
 template <typename T>
-void block_cg_update(const int* active, const T* rz, const T* pq, const DeviceBuffer<T>& P,
-                     const DeviceBuffer<T>& Q, DeviceBuffer<T>& X, DeviceBuffer<T>& R, T* rr,
-                     index_t k, DeviceBuffer<T>& scratch, cudaStream_t stream) {
-  require_same_size(P, Q, "block_cg_update");
-  require_same_size(P, X, "block_cg_update");
-  require_same_size(P, R, "block_cg_update");
-  const index_t n = rows_of(P, k, "block_cg_update");
-  const ReductionShape shape = reduction_shape(n, k);
-  require(scratch.size() >= block_reduction_scratch_size(n, k),
-          "block_cg_update: the reduction scratch is too small");
-  block_cg_update_partials<<<shape.grid, block_threads, 0, stream>>>(
-      n, k, shape.lanes, active, rz, pq, P.data(), Q.data(), X.data(), R.data(), scratch.data());
+void block_cg_residual_update(const int* active, const T* rz, const T* pq,
+                              const DeviceBuffer<T>& Q, DeviceBuffer<T>& R, T* rr, index_t k,
+                              DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  require_same_size(Q, R, "block_cg_residual_update");
+  const ReductionShape shape = checked_reduction(R, k, scratch, "block_cg_residual_update");
+  block_cg_residual_partials<<<shape.grid, block_threads, 0, stream>>>(
+      index_t(R.size() / k), k, shape.lanes, active, rz, pq, Q.data(), R.data(), scratch.data());
   BINAMG_CHECK_LAUNCH();
-  sum_partials(shape, k, scratch, rr, stream);
+  column_partials::sum(shape.grid.x, k, scratch.data(), rr, stream);
 }
 
 template <typename T>
-void block_cg_direction(const int* active, const T* rz_next, const T* rz,
-                        const DeviceBuffer<T>& Z, DeviceBuffer<T>& P, index_t k,
-                        cudaStream_t stream) {
-  require_same_size(Z, P, "block_cg_direction");
-  rows_of(P, k, "block_cg_direction");
-  const std::int64_t entries = static_cast<std::int64_t>(P.size());
-  if (entries == 0) return;
-  block_cg_direction_kernel<<<blocks_for(entries, block_threads), block_threads, 0, stream>>>(
-      entries, k, active, rz_next, rz, Z.data(), P.data());
-  BINAMG_CHECK_LAUNCH();
+void block_cg_step_and_direction(const int* stepped, const int* continuing, const T* rz_next,
+                                 const T* rz, const T* pq, const DeviceBuffer<T>& Z,
+                                 DeviceBuffer<T>& P, DeviceBuffer<T>& X, index_t k,
+                                 cudaStream_t stream) {
+  require_same_size(Z, P, "block_cg_step_and_direction");
+  step(stepped, continuing, rz_next, rz, pq, Z.data(), P, P.data(), X, k, stream,
+       "block_cg_step_and_direction");
 }
 
-#define BINAMG_INSTANTIATE(T)                                                                  \
-  template void column_dots<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, index_t, T*,    \
-                               DeviceBuffer<T>&, cudaStream_t);                                \
-  template void block_cg_update<T>(const int*, const T*, const T*, const DeviceBuffer<T>&,     \
-                                   const DeviceBuffer<T>&, DeviceBuffer<T>&, DeviceBuffer<T>&, \
-                                   T*, index_t, DeviceBuffer<T>&, cudaStream_t);               \
-  template void block_cg_direction<T>(const int*, const T*, const T*, const DeviceBuffer<T>&,  \
-                                      DeviceBuffer<T>&, index_t, cudaStream_t);
+template <typename T>
+void block_cg_step(const int* stepped, const T* rz, const T* pq, const DeviceBuffer<T>& P,
+                   DeviceBuffer<T>& X, index_t k, cudaStream_t stream) {
+  step<T>(stepped, nullptr, nullptr, rz, pq, nullptr, P, nullptr, X, k, stream,
+          "block_cg_step");
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                   \
+  template void column_dots<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, index_t, T*,     \
+                               DeviceBuffer<T>&, cudaStream_t);                                 \
+  template void block_cg_residual_update<T>(const int*, const T*, const T*,                     \
+                                            const DeviceBuffer<T>&, DeviceBuffer<T>&, T*,       \
+                                            index_t, DeviceBuffer<T>&, cudaStream_t);           \
+  template void block_cg_step_and_direction<T>(const int*, const int*, const T*, const T*,      \
+                                               const T*, const DeviceBuffer<T>&,                \
+                                               DeviceBuffer<T>&, DeviceBuffer<T>&, index_t,     \
+                                               cudaStream_t);                                   \
+  template void block_cg_step<T>(const int*, const T*, const T*, const DeviceBuffer<T>&,        \
+                                 DeviceBuffer<T>&, index_t, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -67,12 +67,24 @@ void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t strea
   spmm(A, X, k, Y, SpmmAlgorithm::automatic, stream);
 }
 
+template <typename T>
+void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
+                           DeviceBuffer<T>& partials, cudaStream_t stream) {
+  spmm_detail::check_arguments(A, X, k, Y, "spmm_with_column_dots");
+  require(A.rows == A.cols, "spmm_with_column_dots: the matrix is not square (" +
+                                std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
+  require(dots != nullptr, "spmm_with_column_dots: the dots pointer is null");
+  spmm_detail::row_split_with_dots(A, X, k, Y, dots, partials, stream);
+}
+
 #define BINAMG_INSTANTIATE(T)                                                          \
   template void spmm_detail::check_arguments<T>(const DeviceCsr<T>&, const T*, index_t,  \
                                                 const T*, const char*);                \
   template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, SpmmAlgorithm,      \
                         cudaStream_t);                                                 \
-  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);      \
+  template void spmm_with_column_dots<T>(const DeviceCsr<T>&, const T*, index_t, T*, T*,  \
+                                         DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -58,6 +58,11 @@ void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, c
 template <typename T>
 void row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream);
 
+/// Y = A X, row-split, with dots[j] = X(:, j)ᵀY(:, j) (A square).
+template <typename T>
+void row_split_with_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
+                         DeviceBuffer<T>& partials, cudaStream_t stream);
+
 /// y = A x, or y = b - A x when b is not null: rows staged through shared
 /// memory (sparse/row_stream.cuh).
 template <typename T>

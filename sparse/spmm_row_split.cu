@@ -21,6 +21,18 @@ struct StoreEntry {
   __device__ void operator()(index_t row, index_t c, T sum) const { Y[std::int64_t(row) * k + c] = sum; }
 };
 
+// StoreEntry that also returns X(row, c)·Y(row, c), for the column dots of a
+// square A (X's row `row` is the diagonal's gather, so it is read from cache).
+template <typename T>
+struct StoreAndDot {
+  StoreEntry<T> store;
+  const T* __restrict__ X;
+  __device__ T operator()(index_t row, index_t c, T sum) const {
+    store(row, c, sum);
+    return X[std::int64_t(row) * store.k + c] * sum;
+  }
+};
+
 // The SpMV's epilogue: y[row] = the row's sum, or b[row] - sum for the residual.
 template <typename T>
 struct StoreOrResidual {
@@ -44,8 +56,17 @@ void row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t 
                           stream);
 }
 
+template <typename T>
+void row_split_with_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
+                         DeviceBuffer<T>& partials, cudaStream_t stream) {
+  block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{X, k},
+                                           StoreAndDot<T>{{Y, k}, X}, dots, partials, stream);
+}
+
 #define BINAMG_INSTANTIATE(T)                                                              \
   template void row_split<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);    \
+  template void row_split_with_dots<T>(const DeviceCsr<T>&, const T*, index_t, T*, T*,     \
+                                       DeviceBuffer<T>&, cudaStream_t);                    \
   template void row_split_vector<T>(const DeviceCsr<T>&, const T*, const T*, T*, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -58,6 +58,15 @@ template <typename T>
 void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
           cudaStream_t stream = nullptr);
 
+/// Y = A X and dots[j] = X(:, j)ᵀY(:, j) (k device entries) in one row-split
+/// pass, for square A: the CG's q = A p with pᵀq. `partials` holds
+/// block_reduction_scratch_size(A.rows, k) entries (sparse/block_vector_ops.hpp);
+/// Y's bits are those of spmm() with the row-split kernel, the dots repeat
+/// bitwise run to run.
+template <typename T>
+void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
+                           DeviceBuffer<T>& partials, cudaStream_t stream = nullptr);
+
 /// y = A x (k = 1).
 template <typename T>
 void spmv(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream = nullptr);

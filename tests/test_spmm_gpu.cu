@@ -23,12 +23,14 @@ TYPED_TEST_SUITE(SpmmGpu, Precisions);
 // tall and wide rectangles, an all-zero matrix. For k = 1 (sparse/row_stream.cuh):
 // a row staged over several passes (3000 entries), a block of rows too long to
 // stage (a 20000-entry row among short ones), and rows long enough on average
-// (mean 100) to take a warp each.
+// (mean 100) to take a warp each. For k > 1, the small matrices with long rows
+// split each row over several lane groups (block_row_split's split_rows_kernel);
+// the last shape (64 rows of about 600) splits it over 16 groups at k = 32.
 const RandomMatrixShape shapes[] = {
     {500, 400, 6, 0.2, 0, false},   {300, 3000, 5, 0.0, 1, false},
     {800, 600, 6, 0.1, 0, true},    {700, 90, 3, 0.0, 0, false},
     {50, 50, 0, 1.0, 0, false},     {2000, 20000, 4, 0.1, 1, false},
-    {200, 400, 100, 0.05, 0, true},
+    {200, 400, 100, 0.05, 0, true}, {64, 5000, 600, 0.0, 0, false},
 };
 const index_t column_counts[] = {1, 2, 7, 8, 32, 33, 64, 100};
 
