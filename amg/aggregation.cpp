@@ -178,6 +178,13 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
     if (result.aggregate_of[i] < 0)
       throw std::logic_error("mis2_aggregation: node " + std::to_string(i) +
                              " was left unassigned (the strength graph is not symmetric?)");
+  // Ids in the order of the aggregates' first nodes.
+  std::vector<index_t> renumbered(result.count, -1);
+  index_t next = 0;
+  for (index_t& a : result.aggregate_of) {
+    if (renumbered[a] < 0) renumbered[a] = next++;
+    a = renumbered[a];
+  }
   return result;
 }
 

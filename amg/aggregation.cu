@@ -274,6 +274,33 @@ __global__ void count_unassigned(index_t n, const index_t* aggregate_of, int* un
   if (i < n && aggregate_of[i] < 0) atomicAdd(unassigned, 1);
 }
 
+// first[a] = n for every aggregate, before first_nodes lowers it.
+__global__ void reset_first_nodes(index_t count, index_t n, index_t* first) {
+  const index_t a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a < count) first[a] = n;
+}
+
+// first[a] = the smallest node of aggregate a (a minimum: the same whatever the order).
+__global__ void first_nodes(index_t n, const index_t* aggregate_of, index_t* first) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicMin(&first[aggregate_of[i]], i);
+}
+
+// flags[i] = 1 where node i is its aggregate's first node, for i < n; flags[n] = 0.
+__global__ void first_node_flags(index_t n, const index_t* aggregate_of, const index_t* first,
+                                 index_t* flags) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) flags[i] = i < n && first[aggregate_of[i]] == i;
+}
+
+// renumbered[i] = the rank of node i's aggregate's first node among first nodes.
+__global__ void renumber_by_first_node(index_t n, const index_t* aggregate_of,
+                                       const index_t* first, const index_t* rank,
+                                       index_t* renumbered) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) renumbered[i] = rank[first[aggregate_of[i]]];
+}
+
 template <typename V>
 V read_counter(const V* counter, cudaStream_t stream) {
   V value = 0;
@@ -408,6 +435,25 @@ struct Mis2Aggregator {
       aggregate_of.swap(other);
     });
   }
+
+  // Ids in the order of the aggregates' first nodes, as the CPU numbers them.
+  void number_by_first_node() {
+    index_t* first = size.data();  // count <= n entries
+    reset_first_nodes<<<blocks_for(count, aggregation_threads), aggregation_threads, 0, stream>>>(
+        count, n, first);
+    BINAMG_CHECK_LAUNCH();
+    first_nodes<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), first);
+    BINAMG_CHECK_LAUNCH();
+    first_node_flags<<<blocks_for(std::int64_t(n) + 1, aggregation_threads), aggregation_threads, 0,
+                       stream>>>(n, aggregate_of.data(), first, forms.data());
+    BINAMG_CHECK_LAUNCH();
+    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, forms.data(),
+                                                    root_offsets.data(), n + 1, stream));
+    renumber_by_first_node<<<blocks, aggregation_threads, 0, stream>>>(
+        n, aggregate_of.data(), first, root_offsets.data(), other.data());
+    BINAMG_CHECK_LAUNCH();
+    aggregate_of.swap(other);
+  }
 };
 
 }  // namespace
@@ -436,6 +482,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   const int left_out = read_counter(work.counter.data(), stream);
   require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
                              " nodes were left unassigned (the strength graph is not symmetric?)");
+  work.number_by_first_node();
   return result;
 }
 

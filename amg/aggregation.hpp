@@ -48,7 +48,9 @@ constexpr index_t mis2_min_neighbours = 3;
 /// forms. Then, in Jacobi rounds, each remaining node joins the smallest
 /// neighbouring aggregate (ties: neighbour with the largest (hash, index)); nodes
 /// with no aggregate in reach (isolated nodes) get aggregates of their own. Ids
-/// are numbered by pass, then by root index. Aggregates are connected and
+/// follow the order of each aggregate's smallest node, so coarse rows keep the
+/// fine rows' locality (numbering by pass put about 40% of the 3D aggregates,
+/// those of later passes, far from their neighbours). Aggregates are connected and
 /// bounded by a root's neighbourhood plus joiners, so coarse levels coarsen
 /// about as fast as standard_aggregation rather than 16-60x.
 template <typename T>
