@@ -24,9 +24,12 @@ struct JacobiEntry {
   const T* __restrict__ x;
   T* __restrict__ x_new;
   index_t k;
+  __device__ T updated(std::int64_t e, index_t row, T sum) const {
+    return x[e] + weight * inverse_diagonal[row] * (b[e] - sum);
+  }
   __device__ void operator()(index_t row, index_t c, T sum) const {
     const std::int64_t e = std::int64_t(row) * k + c;
-    x_new[e] = x[e] + weight * inverse_diagonal[row] * (b[e] - sum);
+    x_new[e] = updated(e, row, sum);
   }
   __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
@@ -36,9 +39,10 @@ template <typename T>
 struct JacobiAndDot {
   JacobiEntry<T> sweep;
   __device__ T operator()(index_t row, index_t c, T sum) const {
-    sweep(row, c, sum);
     const std::int64_t e = std::int64_t(row) * sweep.k + c;
-    return sweep.b[e] * sweep.x_new[e];
+    const T value = sweep.updated(e, row, sum);
+    sweep.x_new[e] = value;
+    return sweep.b[e] * value;
   }
 };
 
