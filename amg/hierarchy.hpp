@@ -90,7 +90,9 @@ struct DeviceLevel {
 template <typename T>
 struct DeviceCycleWorkspace {
   std::vector<DeviceBuffer<T>> residual, rhs, solution;
-  DeviceBuffer<T> column_partials;  // k > 1: partial sums of the cycle's fused bᵀx
+  // k > 1: partial sums of block reductions (block_reduction_scratch_size): the
+  // cycle's fused bᵀx, and the block CG's between cycles.
+  DeviceBuffer<T> column_partials;
 };
 
 template <typename T>

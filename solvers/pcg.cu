@@ -128,7 +128,10 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   // r'z in two slots (the iteration uses one while the next is formed).
   DeviceBuffer<T> r(entries, stream, "block pcg r"), z(entries, stream, "block pcg z"),
       p(entries, stream, "block pcg p"), q(entries, stream, "block pcg q");
-  DeviceBuffer<T> scratch(block_reduction_scratch_size(n, k), stream, "block pcg scratch");
+  // The cycle's scratch, made once per solve, also holds the partial sums of
+  // every block reduction here (they never run during a cycle).
+  DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
+  DeviceBuffer<T>& scratch = work.column_partials;
   DeviceBuffer<T> device_scalars(std::size_t(4) * k, stream, "block pcg scalars");
   T* const pq = device_scalars.data();
   T* const rr = pq + k;
@@ -188,7 +191,6 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   // p = z + βp read p once). Each column's scalars and bits are those of the
   // separate operations.
   if (any_active) {
-    DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
     upload_active(device_active);
     vcycle_from_zero(h, r, z, k, work, rz[0]);
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(p.data(), z.data(), sizeof(T) * entries,

@@ -166,9 +166,10 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
         contribution[r] += __shfl_down_sync(0xffffffffu, contribution[r], offset);
     __syncthreads();  // shared is free again
     const int warp = threadIdx.x / SpmmPolicy::warp;
-    if (threadIdx.x % SpmmPolicy::warp < L)
+    if (threadIdx.x % SpmmPolicy::warp < L) {
 #pragma unroll
       for (int r = 0; r < R; ++r) shared[warp * slots + r * L + lane] = contribution[r];
+    }
     __syncthreads();
     const index_t column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x;
     if (threadIdx.x < slots && column < k) {
