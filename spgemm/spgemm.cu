@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@
 #include "spgemm/spgemm_long_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
 #include "spgemm/spgemm_short_rows.cuh"
+#include "spgemm/spgemm_sorted_long_rows.cuh"
 
 namespace binamg {
 namespace spgemm_detail {
@@ -94,17 +96,15 @@ void with_group(int group, Body&& body) {
   }
 }
 
-/// Calls body(std::integral_constant<int, W>) for a short-row sub-warp of W lanes.
-template <typename Body>
+/// Calls body(std::integral_constant<int, W>) for a short-row sub-warp of W
+/// lanes (W = kShortMinWidth << i, i < kShortWidths).
+template <int Width = kShortMinWidth, typename Body>
 void with_sub_warp(int width, Body&& body) {
-  static_assert(kShortMinWidth == 4 && kShortWidths == 4, "widths 4, 8, 16, 32");
-  switch (width) {
-    case 4: return body(std::integral_constant<int, 4>{});
-    case 8: return body(std::integral_constant<int, 8>{});
-    case 16: return body(std::integral_constant<int, 16>{});
-    case 32: return body(std::integral_constant<int, 32>{});
-    default:
-      throw InvalidInput("spgemm: unsupported short-row width " + std::to_string(width));
+  if (width == Width) return body(std::integral_constant<int, Width>{});
+  if constexpr (Width < (kShortMinWidth << (kShortWidths - 1))) {
+    with_sub_warp<Width * 2>(width, body);
+  } else {
+    throw InvalidInput("spgemm: unsupported short-row width " + std::to_string(width));
   }
 }
 
@@ -267,6 +267,11 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
+  SortedLongRows<T> sorted(A, B, bins.rows_of(global_bin), count, stream);
+  if (sorted.bytes_needed(false) <= std::int64_t(policy.sorted_long_rows_budget)) {
+    sorted.count_runs(row_nnz);
+    return;
+  }
   constexpr int Block = 1024;
   const int blocks = global_blocks(policy, count, std::size_t(B.cols) * sizeof(index_t));
   DeviceBuffer<index_t> markers(std::size_t(blocks) * B.cols, stream,
@@ -321,18 +326,28 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
     const index_t count = bins.count(bin);
     if (count == 0) continue;
     constexpr int Block = 256;
+    const bool narrow_keys = (std::int64_t(B.cols) << kShortPositionBits) < (std::int64_t(1) << 32);
     with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
       constexpr int Width = decltype(w)::value;
-      numeric_short_rows_kernel<Block, Width, T>
-          <<<grid_for(count, Block / Width), Block, 0, stream>>>(
-              in, bins.rows_of(bin), count, C.row_ptr.data(), C.col_idx.data(),
-              C.values.data(), error);
-      BINAMG_CHECK_LAUNCH();
+      const auto launch = [&](auto key) {
+        using Key = decltype(key);
+        numeric_short_rows_kernel<Block, Width, Key, T>
+            <<<grid_for(count, Block / Width), Block, 0, stream>>>(
+                in, bins.rows_of(bin), count, C.row_ptr.data(), C.col_idx.data(),
+                C.values.data(), error);
+        BINAMG_CHECK_LAUNCH();
+      };
+      if (narrow_keys) launch(0u); else launch(0ull);
     });
   }
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
+  SortedLongRows<T> sorted(A, B, bins.rows_of(global_bin), count, stream);
+  if (sorted.bytes_needed(true) <= std::int64_t(policy.sorted_long_rows_budget)) {
+    sorted.fill(C, error);
+    return;
+  }
   constexpr int Block = 256, Items = 4;
   const std::size_t bytes_per_block = std::size_t(B.cols) * (sizeof(index_t) + sizeof(T));
   const int slices = long_row_slices(policy, count, bytes_per_block);
@@ -364,23 +379,22 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
 }
 
 /// Bins C's rows by nnz for the numeric pass (row_sizes: counts, or offsets
-/// when sizes_are_offsets; flags_in_bins: the workspace holds
-/// bin_by_products' entry-wise flags); returns nnz(C) in 64 bits. Synchronizes.
+/// when sizes_are_offsets; classes_in_bins: the workspace holds
+/// bin_by_products' numeric classes); returns nnz(C) in 64 bits. Synchronizes.
 template <typename T>
 unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
                                    const index_t* row_sizes, bool sizes_are_offsets,
-                                   bool flags_in_bins, index_t rows, const SpgemmPolicy& policy, Workspace& bins,
+                                   bool classes_in_bins, index_t rows,
+                                   const SpgemmPolicy& policy, Workspace& bins,
                                    cudaStream_t stream) {
   if (rows > 0) {
-    const ShortRowRule short_rows{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                  policy.numeric_short_bin(0)};
-    const EntrywiseRule entrywise{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                                  policy.entrywise_min_b_length, flags_in_bins,
-                                  policy.numeric_entrywise_bin(1) - 1};
+    const NumericClassRule classes{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
+                                   policy.entrywise_min_b_length, classes_in_bins};
     bin_by_nnz_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
                         stream>>>(row_sizes, sizes_are_offsets, rows,
-                                  rule_for(policy, policy.numeric_shared_bins()), short_rows,
-                                  entrywise, policy.numeric_slack_num, policy.numeric_slack_den,
+                                  rule_for(policy, policy.numeric_shared_bins()), classes,
+                                  policy.numeric_short_bin(0), policy.numeric_entrywise_bin(1) - 1,
+                                  policy.numeric_slack_num, policy.numeric_slack_den,
                                   bins.bin_of_row, bins.tallies(1),
                                   bins.tallies(1) + kMaxBins);
     BINAMG_CHECK_LAUNCH();
@@ -437,13 +451,20 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   const int max_bin =
       table_for_columns(policy, B.cols) <= policy.symbolic_max_table ? shared_bins
                                                                       : shared_bins + 1;
+  // Rows that would fill the largest table past its load limit go global
+  // (when there is a global bin: else B's columns bound every row's table).
+  const std::int64_t global_above =
+      max_bin > shared_bins ? std::int64_t(policy.symbolic_max_table) *
+                                  policy.symbolic_load_num / policy.symbolic_load_den
+                            : std::numeric_limits<std::int64_t>::max();
   const auto count_products = [&](auto lanes) {
     constexpr int Width = decltype(lanes)::value;
-    bin_by_products_kernel<Width>
+    bin_by_products_kernel<kThreadsPerRowKernel, Width>
         <<<grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), kThreadsPerRowKernel,
            0, stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows,
-                        rule_for(policy, shared_bins), max_bin, policy.entrywise_min_b_length,
-                        C.row_ptr.data(), bins.bin_of_row, bins.tallies(0));
+                        rule_for(policy, shared_bins), max_bin, global_above,
+                        policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
+                        bins.tallies(0));
     BINAMG_CHECK_LAUNCH();
   };
   // Lanes per row of A from its mean length: one thread for stencil rows, a

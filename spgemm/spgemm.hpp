@@ -26,15 +26,18 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// count bounds its nnz; (2) rows are binned by that bound on the GPU;
 /// (3) each bin runs the kernel that suits it: a sub-warp register sort of the
 /// products for short rows, shared-memory hash tables per row for sub-warp,
-/// warp and block rows, a dense global-memory accumulator for rows past the
-/// largest shared table (split over several blocks when there are few of
-/// them), rows of 0 or 1 product no kernel; symbolic (count) then numeric
-/// (fill) pass, so C is allocated exactly; (4) each row is sorted by column and
-/// written. Same structure as the CPU version; values sum in A's row order
-/// except for split long rows, whose slices are added in slice order, so they
+/// warp and block rows; rows past the largest shared table are expanded a
+/// thread per product, radix-sorted by (row, column) and summed run by run
+/// (or, when their products pass a memory budget, accumulated densely in
+/// global memory, split over several blocks when they are few); rows of 0 or
+/// 1 product no kernel; symbolic (count) then numeric (fill) pass, so C is
+/// allocated exactly; (4) each row is sorted by column and written. Same
+/// structure as the CPU version; values sum in A's row order except for
+/// split dense long rows, whose slices are added in slice order, so they
 /// agree with the CPU to rounding (what the tests check). Deterministic: the
 /// same inputs give the same bits on every run. Synchronizes `stream` twice to
-/// read bin sizes and nnz(C). Temporaries come from the binamg pool.
+/// read bin sizes and nnz(C), and twice more per pass that has long rows (their
+/// entry and product totals). Temporaries come from the binamg pool.
 /// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
 /// DeviceError when the GPU runs out of memory.
 template <typename T>

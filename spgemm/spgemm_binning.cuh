@@ -27,28 +27,66 @@ struct BinRule {
   }
 };
 
+/// Adds each counted lane's bin to the block's histogram with one shared
+/// atomic per distinct bin in the warp (a bin holding every row would
+/// otherwise serialise all of the block's lanes on one address). Every lane
+/// of the warp calls it.
+__device__ __forceinline__ void add_to_histogram(index_t* histogram, int bin, bool counted) {
+  const unsigned peers = __match_any_sync(0xffffffffu, counted ? bin : -1);
+  if (counted && int(threadIdx.x % 32) == __ffs(peers) - 1)
+    atomicAdd(&histogram[bin], index_t(__popc(peers)));
+}
+
+/// Rows the numeric pass gives the short-row kernel: at most
+/// kShortMaxAEntries entries of A and kShortMaxProducts products. Returns the
+/// log2 of the narrowest sub-warp (from kShortMinWidth lanes) whose
+/// kShortItems slots per lane hold both, or -1 for other rows.
+__device__ __forceinline__ int short_width_log2(std::int64_t products, index_t entries) {
+  if (entries > kShortMaxAEntries || products > kShortMaxProducts) return -1;
+  const std::int64_t slots = products > entries ? products : entries;
+  int width_log2 = 0;
+  while ((std::int64_t(kShortMinWidth) << width_log2) * kShortItems < slots) ++width_log2;
+  return width_log2;
+}
+
+/// Entries of A a row's own Width lanes count, per lane; the block finishes
+/// longer rows together (a hub row of 30000 entries on 8 lanes took 0.5 ms).
+constexpr int kOwnProductSteps = 32;
+
 /// Width lanes per row of A (rows are independent; Width from A's mean row
 /// length, so that the dozens of long rows of a coarse R·A do not walk
-/// hundreds of entries on one thread): counts the products of A(row,:)·B in
-/// 64 bits, records the row's symbolic bin and adds it to the bin histogram
-/// (block-local first, so global atomics stay few). The bin follows the
+/// hundreds of entries on one thread), the whole block on each row longer
+/// than Width·kOwnProductSteps entries: counts the products of A(row,:)·B in
+/// 64 bits (integer sums: order-free, hence deterministic), records the
+/// row's symbolic bin and adds it to the bin histogram (block-local first,
+/// so global atomics stay few). The bin follows the
 /// product count (the work, hence the threads a row gets) but stops at
 /// max_bin: when B's columns fit the largest shared table, so does every row
 /// (a row has no more distinct columns than B), which keeps long Galerkin
 /// rows (R·A: thousands of products onto a few hundred columns) off the
-/// global path. Rows with 0 or 1 product need no kernel: their nnz(C) is the
+/// global path. Rows of more than global_above products go to max_bin (the
+/// largest table would fill past its load limit). Rows with 0 or 1 product
+/// need no kernel: their nnz(C) is the
 /// product count, stored now; row_nnz[rows] (read, not used, by the exclusive
 /// scan) is zeroed too. Rows of at least entrywise_min_b_length products per
-/// A entry also get kEntrywiseFlag in their bin byte, for bin_by_nnz_kernel
+/// A entry get kEntrywiseClass above their bin, short rows (see
+/// short_width_log2) kShortClass + their width's log2, for bin_by_nnz_kernel
 /// (the histogram counts the bin alone).
-template <int Width>
-__global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
+template <int Block, int Width>
+__global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
                                        const index_t* b_row_ptr, index_t rows, BinRule rule,
-                                       int max_bin, int entrywise_min_b_length,
-                                       index_t* row_nnz, std::uint8_t* bin_of_row,
+                                       int max_bin, std::int64_t global_above,
+                                       int entrywise_min_b_length, index_t* row_nnz,
+                                       std::uint8_t* bin_of_row,
                                        unsigned long long* bin_counts) {
+  constexpr int kRowsPerBlock = Block / Width;
   __shared__ index_t histogram[kMaxBins];
+  __shared__ int long_count;
+  __shared__ index_t long_first[kRowsPerBlock];  // first entry the block counts
+  __shared__ index_t long_end[kRowsPerBlock];
+  __shared__ unsigned long long long_products[kRowsPerBlock];
   if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
+  if (threadIdx.x == 0) long_count = 0;
   __syncthreads();
   const index_t row = (index_t(blockIdx.x) * blockDim.x + threadIdx.x) / Width;
   const int lane = threadIdx.x % Width;
@@ -56,91 +94,99 @@ __global__ void bin_by_products_kernel(const index_t* a_row_ptr, const index_t* 
   // Every lane reaches the shuffles: a row past the end counts nothing.
   const index_t begin = row < rows ? a_row_ptr[row] : 0;
   const index_t end = row < rows ? a_row_ptr[row + 1] : 0;
+  const index_t own_end = end - begin > index_t(Width) * kOwnProductSteps
+                              ? begin + index_t(Width) * kOwnProductSteps
+                              : end;
   std::int64_t products = 0;
-  for (index_t k = begin + lane; k < end; k += Width) {
+  for (index_t k = begin + lane; k < own_end; k += Width) {
     const index_t inner = a_col[k];
     products += b_row_ptr[inner + 1] - b_row_ptr[inner];
   }
 #pragma unroll
   for (int offset = Width / 2; offset > 0; offset /= 2)
     products += __shfl_xor_sync(0xffffffffu, products, offset, Width);
-  if (row < rows && lane == 0) {
-    int bin = 0;
-    unsigned flag = 0;
+  int long_slot = -1;
+  if (lane == 0 && own_end < end) {
+    long_slot = atomicAdd(&long_count, 1);
+    long_first[long_slot] = own_end;
+    long_end[long_slot] = end;
+    long_products[long_slot] = static_cast<unsigned long long>(products);
+  }
+  __syncthreads();
+  for (int i = 0; i < long_count; ++i) {
+    unsigned long long mine = 0;
+    for (index_t k = long_first[i] + index_t(threadIdx.x); k < long_end[i]; k += Block) {
+      const index_t inner = a_col[k];
+      mine += b_row_ptr[inner + 1] - b_row_ptr[inner];
+    }
+    mine += __shfl_xor_sync(0xffffffffu, mine, 16);
+    mine += __shfl_xor_sync(0xffffffffu, mine, 8);
+    mine += __shfl_xor_sync(0xffffffffu, mine, 4);
+    mine += __shfl_xor_sync(0xffffffffu, mine, 2);
+    mine += __shfl_xor_sync(0xffffffffu, mine, 1);
+    if (threadIdx.x % 32 == 0 && mine != 0) atomicAdd(&long_products[i], mine);
+  }
+  __syncthreads();
+  if (long_slot >= 0) products = std::int64_t(long_products[long_slot]);
+  const bool counted = row < rows && lane == 0;
+  int bin = 0;
+  if (counted) {
+    unsigned numeric_class = 0;
     if (products <= 1) {
       row_nnz[row] = index_t(products);
     } else {
-      bin = min(rule.bin_of(products), max_bin);
-      if (products >= std::int64_t(entrywise_min_b_length) * (end - begin)) flag = kEntrywiseFlag;
+      bin = products > global_above ? max_bin : min(rule.bin_of(products), max_bin);
+      const int width_log2 = short_width_log2(products, end - begin);
+      if (width_log2 >= 0)
+        numeric_class = kShortClass + unsigned(width_log2);
+      else if (products >= std::int64_t(entrywise_min_b_length) * (end - begin))
+        numeric_class = kEntrywiseClass;
     }
-    bin_of_row[row] = std::uint8_t(unsigned(bin) | flag);
-    atomicAdd(&histogram[bin], 1);
+    bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
   }
+  add_to_histogram(histogram, bin, counted);
   __syncthreads();
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],
               static_cast<unsigned long long>(histogram[threadIdx.x]));
 }
 
-/// Which rows the numeric pass sends to the short-row kernel: those with at
-/// most kShortMaxAEntries entries of A and kShortItems·32 products, in the
-/// bin of the narrowest sub-warp whose kShortItems slots per lane hold both.
-struct ShortRowRule {
+/// Which rows the numeric pass sends to the short-row and the entry-wise
+/// kernels: spgemm reads the class bin_by_products left in the row's bin
+/// byte; spgemm_numeric, which has no symbolic pass, counts the row's
+/// products here.
+struct NumericClassRule {
   const index_t* a_row_ptr;
   const index_t* a_col;
   const index_t* b_row_ptr;
-  int first_bin;  // the bin of sub-warps of kShortMinWidth lanes
-  /// The row's short-row bin, or 0 if it is not short.
-  __device__ int bin_of(index_t row) const {
-    constexpr index_t max_products = index_t(kShortItems) * 32;
-    const index_t begin = a_row_ptr[row], end = a_row_ptr[row + 1];
-    if (end - begin > kShortMaxAEntries) return 0;
-    index_t products = 0;
-    for (index_t k = begin; k < end && products <= max_products; ++k) {
-      const index_t inner = a_col[k];
-      products += b_row_ptr[inner + 1] - b_row_ptr[inner];
-    }
-    if (products > max_products) return 0;
-    const index_t slots = max(products, end - begin);
-    int bin = first_bin;
-    for (index_t width = kShortMinWidth; width * kShortItems < slots; width *= 2) ++bin;
-    return bin;
-  }
-};
-
-/// Which rows the numeric pass sends to the entry-wise kernel (B rows of at
-/// least min_b_length on average): spgemm reads the flag bin_by_products left
-/// in the row's bin byte; spgemm_numeric, which has no symbolic pass, counts
-/// the row's products here.
-struct EntrywiseRule {
-  const index_t* a_row_ptr;
-  const index_t* a_col;
-  const index_t* b_row_ptr;
-  int min_b_length;
-  bool flagged;    // bin_of_row holds bin_by_products' flags
-  int bin_offset;  // entry-wise bin - shared bin
-  __device__ bool holds(index_t row, const std::uint8_t* bin_of_row) const {
-    if (flagged) return (bin_of_row[row] & kEntrywiseFlag) != 0;
+  int entrywise_min_b_length;
+  bool stored;  // bin_of_row holds bin_by_products' classes
+  __device__ unsigned class_of(index_t row, const std::uint8_t* bin_of_row) const {
+    if (stored) return unsigned(bin_of_row[row]) >> kClassShift;
     const index_t begin = a_row_ptr[row], end = a_row_ptr[row + 1];
     std::int64_t products = 0;
     for (index_t k = begin; k < end; ++k) {
       const index_t inner = a_col[k];
       products += b_row_ptr[inner + 1] - b_row_ptr[inner];
     }
-    return products >= std::int64_t(min_b_length) * (end - begin);
+    const int width_log2 = short_width_log2(products, end - begin);
+    if (width_log2 >= 0) return kShortClass + unsigned(width_log2);
+    return products >= std::int64_t(entrywise_min_b_length) * (end - begin) ? kEntrywiseClass
+                                                                              : 0u;
   }
 };
 
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
-/// when `sizes_are_offsets`), picks the short-row bin if `short_rows` holds
-/// the row, else the numeric bin for a table of nnz·slack slots, moved to its
-/// entry-wise twin when `entrywise` holds the row; adds it to
-/// the histogram and the 64-bit nnz(C) total (integer sums: order-free,
-/// hence deterministic).
+/// when `sizes_are_offsets`), picks the short-row bin (first_short_bin + width
+/// log2) for a short row, else the numeric bin for a table of nnz·slack
+/// slots, moved to its entry-wise twin (+ entrywise_offset) for an
+/// entry-wise row; adds it to the histogram and the 64-bit nnz(C) total
+/// (integer sums: order-free, hence deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
-                                  index_t rows, BinRule rule, ShortRowRule short_rows,
-                                  EntrywiseRule entrywise, int slack_num, int slack_den,
-                                  std::uint8_t* bin_of_row, unsigned long long* bin_counts,
+                                  index_t rows, BinRule rule, NumericClassRule classes,
+                                  int first_short_bin, int entrywise_offset, int slack_num,
+                                  int slack_den, std::uint8_t* bin_of_row,
+                                  unsigned long long* bin_counts,
                                   unsigned long long* total_nnz) {
   __shared__ index_t histogram[kMaxBins];
   __shared__ unsigned long long block_total;
@@ -148,18 +194,25 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
   if (threadIdx.x == 0) block_total = 0;
   __syncthreads();
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  int bin = 0;
+  unsigned long long nnz = 0;
   if (row < rows) {
-    const index_t nnz =
-        sizes_are_offsets ? row_sizes[row + 1] - row_sizes[row] : row_sizes[row];
-    int bin = nnz == 0 ? 0 : short_rows.bin_of(row);
-    if (nnz != 0 && bin == 0) {
-      bin = rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
-      if (bin <= rule.shared_bins && entrywise.holds(row, bin_of_row)) bin += entrywise.bin_offset;
+    nnz = sizes_are_offsets ? row_sizes[row + 1] - row_sizes[row] : row_sizes[row];
+    if (nnz != 0) {
+      const unsigned numeric_class = classes.class_of(row, bin_of_row);
+      if (numeric_class >= kShortClass) {
+        bin = first_short_bin + int(numeric_class - kShortClass);
+      } else {
+        bin = rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
+        if (bin <= rule.shared_bins && numeric_class == kEntrywiseClass) bin += entrywise_offset;
+      }
     }
     bin_of_row[row] = std::uint8_t(bin);
-    atomicAdd(&histogram[bin], 1);
-    atomicAdd(&block_total, static_cast<unsigned long long>(nnz));
   }
+  add_to_histogram(histogram, bin, row < rows);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) nnz += __shfl_xor_sync(0xffffffffu, nnz, offset);
+  if (threadIdx.x % 32 == 0 && nnz != 0) atomicAdd(&block_total, nnz);
   __syncthreads();
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],

@@ -13,24 +13,29 @@ namespace binamg::spgemm_detail {
 /// memory. The numeric pass adds the short-row bins and the entry-wise bins
 /// after it (SpgemmPolicy::numeric_short_bin, numeric_entrywise_bin).
 constexpr int kMaxBins = 32;
-/// bin_by_products marks a row for the entry-wise numeric kernel with this
-/// bit of its bin byte (bins stay below it).
-constexpr unsigned kEntrywiseFlag = 0x80u;
-constexpr unsigned kBinMask = 0x7fu;
-static_assert(kMaxBins <= int(kBinMask), "bins must fit below the entry-wise flag");
+/// bin_by_products leaves the numeric pass a hint above the bin in each row's
+/// bin byte, the numeric kernel family that the row's product count decides:
+/// kEntrywiseClass, or kShortClass + the short-row width's log2 (0: neither).
+constexpr unsigned kBinMask = 0x1fu;
+constexpr int kClassShift = 5;
+constexpr unsigned kEntrywiseClass = 1;
+constexpr unsigned kShortClass = 2;
+static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric class");
 
 /// Numeric shared-memory bins: products each lane loads before it adds any,
 /// so that a warp keeps 32 x this many loads in flight per round.
 constexpr int kNumericItems = 8;
 
 /// Short rows (spgemm_short_rows.cuh): at most kShortMaxAEntries A entries and
-/// kShortItems x 32 products; a sub-warp of the smallest width in
-/// kShortMinWidth, 2·kShortMinWidth, .. 32 (kShortWidths of them) whose
+/// kShortMaxProducts products; a sub-warp of the smallest width in
+/// kShortMinWidth, 2·kShortMinWidth, .. (kShortWidths of them) whose
 /// kShortItems slots per lane hold both the products and the A entries.
 constexpr int kShortMaxAEntries = 32;
 constexpr int kShortItems = 4;
 constexpr int kShortMinWidth = 4;
 constexpr int kShortWidths = 4;
+constexpr int kShortMaxProducts = (kShortMinWidth << (kShortWidths - 1)) * kShortItems;
+static_assert((kShortMinWidth << (kShortWidths - 1)) <= 32, "short rows use sub-warps");
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
@@ -65,7 +70,15 @@ struct SpgemmPolicy {
   // hundreds of entries, whose serial walk took ~1 ms).
   int product_count_thread_max = 8;
   int product_count_sub_warp_max = 64;
-  // Long rows: one block per row, each block with a dense accumulator of
+  // Long rows (past the largest shared table, or filling it beyond 2/3 in
+  // the symbolic pass, where linear probing slows down): expand-sort-compress
+  // (spgemm_sorted_long_rows.cuh), a thread per product, while its buffers
+  // fit sorted_long_rows_budget bytes (40 per product in double).
+  std::size_t sorted_long_rows_budget = std::size_t(192) << 20;
+  int symbolic_load_num = 2;
+  int symbolic_load_den = 3;
+  // Past that budget (graphs with many long rows): one block per row, each
+  // block with a dense accumulator of
   // cols(B) entries in global memory; at most global_blocks_per_sm blocks per
   // SM and global_memory_budget bytes of accumulators at once (only graphs
   // with many long rows reach it; their C is far larger anyway).

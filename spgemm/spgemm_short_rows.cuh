@@ -11,19 +11,19 @@
 
 namespace binamg::spgemm_detail {
 
-/// kShortPositionBits bits number a product in its row (at most 32·kShortItems).
+/// kShortPositionBits bits number a product in its row (kShortMaxProducts at most).
 constexpr int kShortPositionBits = 7;
-static_assert((1 << kShortPositionBits) == 32 * kShortItems, "positions must fit their bits");
+static_assert((1 << kShortPositionBits) == kShortMaxProducts, "positions must fit their bits");
 
 constexpr int log2_of_power(int value) { return value <= 1 ? 0 : 1 + log2_of_power(value / 2); }
 
-/// Sorts the sub-warp's Width·Items 64-bit keys ascending in registers,
+/// Sorts the sub-warp's Width·Items keys ascending in registers,
 /// blocked: lane l of the sub-warp holds elements l·Items .. l·Items+Items-1.
 /// Bitonic network; pairs Items or more apart meet through a shuffle inside
 /// the sub-warp (each lane keeps the minimum or the maximum), closer pairs
 /// inside one lane. All 32 lanes of the warp take part.
-template <int Items, int Width>
-__device__ __forceinline__ void sub_warp_sort_keys(unsigned long long (&keys)[Items], int lane) {
+template <int Items, int Width, typename Key>
+__device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane) {
   constexpr int SizeLog2 = log2_of_power(Items * Width);
   static_assert((1 << SizeLog2) == Items * Width, "a power of two of keys");
   // Counted loops (not shifts) so that they unroll and keys[] stays in registers.
@@ -37,7 +37,7 @@ __device__ __forceinline__ void sub_warp_sort_keys(unsigned long long (&keys)[It
 #pragma unroll
         for (int j = 0; j < Items; ++j) {
           const int element = lane * Items + j;
-          const unsigned long long other =
+          const Key other =
               __shfl_xor_sync(0xffffffffu, keys[j], stride / Items, Width);
           const bool ascending = (element & block) == 0;
           const bool lower = (element & stride) == 0;
@@ -50,7 +50,7 @@ __device__ __forceinline__ void sub_warp_sort_keys(unsigned long long (&keys)[It
           if ((j & stride) != 0) continue;
           const bool ascending = ((lane * Items + j) & block) == 0;
           if ((keys[j] > keys[j + stride]) == ascending) {
-            const unsigned long long low = keys[j];
+            const Key low = keys[j];
             keys[j] = keys[j + stride];
             keys[j + stride] = low;
           }
@@ -68,14 +68,15 @@ __device__ __forceinline__ void sub_warp_sort_keys(unsigned long long (&keys)[It
 /// are (column << kShortPositionBits) | q, sorted in registers and stored
 /// back in order, so a run of equal columns lists its products in A's order;
 /// the run's first slot sums the run left to right and writes it at the rank
-/// of the run. Invariant: a run's sum equals the CPU's for that entry. Sub-
+/// of the run. Keys are 32-bit when the columns leave room for the position
+/// (half the shuffles and compares of 64-bit ones, the sort's cost).
+/// Invariant: a run's sum equals the CPU's for that entry. Sub-
 /// warps past the bin's end idle through their warp's shuffles. Sets *error
 /// if the number of runs differs from C's nnz for the row.
-template <int Block, int Width, typename T>
+template <int Block, int Width, typename Key, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
                               const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
-  using Key = unsigned long long;
   constexpr unsigned kWarp = 0xffffffffu;
   constexpr int Rows = Block / Width;
   constexpr int Capacity = Width * kShortItems;
@@ -138,7 +139,7 @@ __global__ void __launch_bounds__(Block)
       sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
     }
   }
-  sub_warp_sort_keys<kShortItems, Width>(sorted, lane);
+  sub_warp_sort_keys<kShortItems, Width, Key>(sorted, lane);
 #pragma unroll
   for (int j = 0; j < kShortItems; ++j) keys[group][lane * kShortItems + j] = sorted[j];
   __syncwarp();

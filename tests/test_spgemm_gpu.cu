@@ -1,11 +1,15 @@
 // GPU SpGEMM (binned framework) against the CPU reference on the same inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "problems/poisson.hpp"
+#include "sparse/transpose.hpp"
 #include "sparse/device_csr.hpp"
 #include "spgemm/spgemm.hpp"
 #include "support/gpu.hpp"
@@ -28,9 +32,9 @@ CsrMatrix<T> absolute(CsrMatrix<T> M) {
 }
 
 // GPU and CPU sum each entry's products in A's row order and the GPU does not
-// fuse them, so they agree bit for bit, except on long rows split over
-// blocks when they are few (partial sums of contiguous A slices added in
-// slice order: a regrouping of the same terms). Allowed: the error bound of
+// fuse them, so they agree bit for bit, except on long rows past the sort
+// budget split over blocks when they are few (partial sums of contiguous A
+// slices added in slice order: a regrouping of the same terms). Allowed: the error bound of
 // a k-term sum regrouped, k·eps·Σ|a·b|, with k = 64 a generous stand-in for
 // the terms per entry in these tests; this still catches any wrong, missing
 // or misplaced product.
@@ -88,8 +92,10 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnRowsWithMoreThan65536Products) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   // B's first 200 rows are dense (12000 entries): rows of A with ~8 entries
-  // make ~10^5 products and ~12000 columns, past every shared-memory table
-  // (global fallback in both passes); A's 2 dense rows make 2.4e6 products.
+  // make ~5e4 products and ~12000 columns, past every shared-memory table;
+  // A's 2 dense rows make 2.4e6 products. ~8e6 products in all: sorted in
+  // the symbolic pass, past the sort budget in the numeric pass (dense
+  // accumulators, each row split over blocks).
   expect_matches_cpu(testing::random_matrix<T>({64, 400, 8, 0.0, 2, false}, 11),
                      testing::random_matrix<T>({400, 12000, 2, 0.0, 200, false}, 12));
 }
@@ -110,13 +116,58 @@ CsrMatrix<T> spread_rows(index_t rows, index_t cols, index_t per_row) {
   return M;
 }
 
+TYPED_TEST(SpgemmGpu, MatchesCpuOnManyLongRowsPastTheSortBudget) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 600 rows of ~5e4 products (B's dense rows as above): ~3e7 products, far
+  // past the sort budget, and too many rows to split: one dense accumulator
+  // per block, blocks striding over the rows, in both passes.
+  expect_matches_cpu(testing::random_matrix<T>({600, 400, 8, 0.0, 0, false}, 23),
+                     testing::random_matrix<T>({400, 12000, 2, 0.0, 200, false}, 12));
+}
+
 TYPED_TEST(SpgemmGpu, MatchesCpuOnLongRowsOverMoreThan2To21Columns) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  // 2^22 columns: the long-row batches need 64-bit (column, position) keys.
+  // 2^22 columns: sort keys hold 22 column bits next to the row's.
   // Rows of A with ~4 entries hit B rows of 12000 columns: ~48000 entries of C.
   expect_matches_cpu(testing::random_matrix<T>({16, 64, 4, 0.0, 0, false}, 20),
                      spread_rows<T>(64, index_t(1) << 22, 12000));
+}
+
+// M with its columns renumbered 0, 1, .. in order of the columns it uses,
+// and the map back: a product computed with the compact copy, its columns
+// mapped back, is the product itself (same terms, same order).
+template <typename T>
+std::pair<CsrMatrix<T>, std::vector<index_t>> compact_columns(CsrMatrix<T> M) {
+  std::vector<index_t> used = M.col_idx;
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  for (index_t& col : M.col_idx)
+    col = index_t(std::lower_bound(used.begin(), used.end(), col) - used.begin());
+  M.cols = index_t(used.size());
+  return {std::move(M), used};
+}
+
+TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsOver2To25Columns) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 2^25 columns leave no room for the 7 position bits in 32-bit sort keys:
+  // the short-row kernel takes 64-bit ones. The CPU reference multiplies
+  // by B with its 192 used columns renumbered (its dense accumulator would
+  // need 2^25 entries per thread).
+  const auto A = testing::random_matrix<T>({16, 64, 4, 0.0, 0, false}, 24);
+  const auto B = spread_rows<T>(64, index_t(1) << 25, 3);
+  const auto [compact_B, used] = compact_columns(B);
+  CsrMatrix<T> expected = spgemm(A, compact_B);
+  for (index_t& col : expected.col_idx) col = used[col];
+  expected.cols = B.cols;
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  ASSERT_GT(expected.nnz(), 0);
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);  // A's order on both: same bits
 }
 
 TYPED_TEST(SpgemmGpu, MatchesCpuOnPoissonSquared) {
@@ -154,19 +205,49 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsWhoseProductsShareFewColumns) {
                      repeated_columns<T>(300, 9, 4));
 }
 
-TYPED_TEST(SpgemmGpu, SplitsTwoHubRowsOverBlocksWithCpuResultAndStableBits) {
+TYPED_TEST(SpgemmGpu, SortsHubRowsToTheCpuBitsOnEveryRun) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   // Two dense rows of 20000 entries among rows of ~6: A·A's long rows are
   // the two hub rows (~1.6e5 products) and the ~10 rows whose entries hit
-  // them (~2e4 products), few enough that each is split into slices on
-  // separate blocks and the partial rows merged.
+  // them (~2e4 products, nearly all from one B row): expanded a thread per
+  // product and sorted, summed in A's order like the CPU.
   const auto A = testing::random_matrix<T>({20000, 20000, 6, 0.0, 2, false}, 22);
-  expect_matches_cpu(A, A);
+  const CsrMatrix<T> expected = spgemm(A, A);
   const DeviceCsr<T> dA = to_device(A);
   const CsrMatrix<T> first = to_host(spgemm(dA, dA));
   const CsrMatrix<T> second = to_host(spgemm(dA, dA));
+  EXPECT_EQ(first.row_ptr, expected.row_ptr);
+  EXPECT_EQ(first.col_idx, expected.col_idx);
+  EXPECT_EQ(first.values, expected.values);
   ASSERT_EQ(first.values.size(), second.values.size());
+  EXPECT_EQ(0, std::memcmp(first.values.data(), second.values.data(),
+                           first.values.size() * sizeof(T)));
+}
+
+TYPED_TEST(SpgemmGpu, SumsALongRunByAWarpWithStableBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // A's row 0 is dense, so Aᵀ's column 0 is: entry (0, 0) of A·Aᵀ sums 20000
+  // products, one run of the sorted long row 0, summed by a warp (lane
+  // strides, then a butterfly). Every other entry's run is short and
+  // summed in A's order, bit for bit the CPU's.
+  const index_t n = 20000;
+  const auto A = testing::random_matrix<T>({n, n, 6, 0.0, 1, false}, 25);
+  const CsrMatrix<T> At = transpose(A);
+  const CsrMatrix<T> expected = spgemm(A, At);
+  const DeviceCsr<T> dA = to_device(A), dAt = to_device(At);
+  const CsrMatrix<T> first = to_host(spgemm(dA, dAt));
+  const CsrMatrix<T> second = to_host(spgemm(dA, dAt));
+  ASSERT_EQ(first.row_ptr, expected.row_ptr);
+  ASSERT_EQ(first.col_idx, expected.col_idx);
+  ASSERT_EQ(expected.col_idx[0], 0);
+  double magnitude = 0;  // Σ|a·b| over the run: A(0, k)²
+  for (index_t k = 0; k < n; ++k) magnitude += double(A.values[k]) * A.values[k];
+  const double eps = std::numeric_limits<T>::epsilon();
+  EXPECT_NEAR(first.values[0], expected.values[0], 2.0 * n * eps * magnitude);
+  for (index_t k = 1; k < expected.nnz(); ++k)
+    ASSERT_EQ(first.values[k], expected.values[k]) << "entry " << k;
   EXPECT_EQ(0, std::memcmp(first.values.data(), second.values.data(),
                            first.values.size() * sizeof(T)));
 }
