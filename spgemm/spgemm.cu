@@ -152,7 +152,8 @@ unsigned grid_for(std::int64_t items, int per_block) {
 }
 
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
-/// numeric) the bin sizes followed by the nnz(C) total, and the cursors
+/// numeric) the bin sizes followed by the product total (symbolic) or the
+/// nnz(C) total (numeric), and the cursors
 /// that scatter rows into their bins; the numeric pass's error flag.
 struct Counters {
   unsigned long long tallies[2][kMaxBins + 1];
@@ -211,6 +212,8 @@ struct Workspace {
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
+  /// Rows in bins 1 and up (every row a kernel handles), listed from rows_of(1).
+  index_t listed() const { return offsets.start[kMaxBins]; }
   const index_t* rows_of(int bin) const { return rows_by_bin + offsets.start[bin]; }
 };
 
@@ -239,12 +242,27 @@ int long_row_slices(const SpgemmPolicy& policy, index_t rows, std::size_t bytes_
   return int(items / std::size_t(rows));
 }
 
+/// Whether a product of `rows` rows and `products` products in all is sorted
+/// whole (see SpgemmPolicy::sorted_small_rows): both passes decide alike.
+template <typename T>
+bool sorts_whole(const SpgemmPolicy& policy, index_t rows, std::int64_t products) {
+  return rows <= policy.sorted_small_rows &&
+         products >= std::int64_t(policy.sorted_small_min_products) * rows &&
+         products * SortedLongRows<T>::bytes_per_product(true) <=
+             std::int64_t(policy.sorted_long_rows_budget);
+}
+
 /// Stage 3, symbolic: nnz of each row of C into row_nnz (bins 1..global).
 template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
-                   const Workspace& bins, index_t* row_nnz, cudaStream_t stream) {
+                   const Workspace& bins, bool sort_whole, index_t* row_nnz,
+                   cudaStream_t stream) {
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
+  if (sort_whole && bins.listed() > 0) {
+    SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).count_runs(row_nnz);
+    return;
+  }
   const int shared_bins = policy.symbolic_shared_bins();
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
@@ -287,10 +305,14 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
 /// Stage 3 and 4, numeric: C's columns and values for every binned row.
 template <typename T>
 void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-               const SpgemmPolicy& policy, const Workspace& bins, int* error,
+               const SpgemmPolicy& policy, const Workspace& bins, bool sort_whole, int* error,
                cudaStream_t stream) {
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
+  if (sort_whole && bins.listed() > 0) {
+    SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).fill(C, error);
+    return;
+  }
   const int shared_bins = policy.numeric_shared_bins();
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
@@ -477,9 +499,11 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   else
     count_products(std::integral_constant<int, 32>{});
   bins.distribute(0, rows, stream);
+  const bool sort_whole =
+      sorts_whole<T>(policy, rows, std::int64_t(bins.host_tallies[kMaxBins]));
 
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
-  count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
+  count_row_nnz(A, B, policy, bins, sort_whole, C.row_ptr.data(), stream);
   const unsigned long long total =
       bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
@@ -490,7 +514,7 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
                                                   rows + 1, stream));
 
   // Stages 3-4, numeric: accumulate, sort and write each row.
-  fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
+  fill_rows(A, B, C, policy, bins, sort_whole, &bins.counters->error, stream);
   return C;
 }
 
@@ -509,7 +533,12 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
       bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, policy, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
-  fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
+  // The symbolic pass's product total decided for spgemm; count it here alike.
+  const bool sort_whole =
+      C.rows <= policy.sorted_small_rows && bins.listed() > 0 &&
+      sorts_whole<T>(policy, C.rows,
+                     SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).products());
+  fill_rows(A, B, C, policy, bins, sort_whole, &bins.counters->error, stream);
   int host_error = 0;
   BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_error, &bins.counters->error, sizeof(int),
                                     cudaMemcpyDeviceToHost, stream));

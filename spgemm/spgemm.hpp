@@ -26,7 +26,8 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// count bounds its nnz; (2) rows are binned by that bound on the GPU;
 /// (3) each bin runs the kernel that suits it: a sub-warp register sort of the
 /// products for short rows, shared-memory hash tables per row for sub-warp,
-/// warp and block rows; rows past the largest shared table are expanded a
+/// warp and block rows; rows past the largest shared table (and every row of a
+/// product of few rows with thousands of products each) are expanded a
 /// thread per product, radix-sorted by (row, column) and summed run by run
 /// (or, when their products pass a memory budget, accumulated densely in
 /// global memory, split over several blocks when they are few); rows of 0 or
@@ -36,7 +37,7 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// split dense long rows, whose slices are added in slice order, so they
 /// agree with the CPU to rounding (what the tests check). Deterministic: the
 /// same inputs give the same bits on every run. Synchronizes `stream` twice to
-/// read bin sizes and nnz(C), and twice more per pass that has long rows (their
+/// read bin sizes and nnz(C), and twice more per pass that sorts rows (their
 /// entry and product totals). Temporaries come from the binamg pool.
 /// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
 /// DeviceError when the GPU runs out of memory.

@@ -68,7 +68,8 @@ constexpr int kOwnProductSteps = 32;
 /// largest table would fill past its load limit). Rows with 0 or 1 product
 /// need no kernel: their nnz(C) is the
 /// product count, stored now; row_nnz[rows] (read, not used, by the exclusive
-/// scan) is zeroed too. Rows of at least entrywise_min_b_length products per
+/// scan) is zeroed too. bin_counts[kMaxBins] receives the products of all
+/// rows. Rows of at least entrywise_min_b_length products per
 /// A entry get kEntrywiseClass above their bin, short rows (see
 /// short_width_log2) kShortClass + their width's log2, for bin_by_nnz_kernel
 /// (the histogram counts the bin alone).
@@ -145,6 +146,11 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
     bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
   }
   add_to_histogram(histogram, bin, counted);
+  unsigned long long warp_products = counted ? static_cast<unsigned long long>(products) : 0;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    warp_products += __shfl_xor_sync(0xffffffffu, warp_products, offset);
+  if (threadIdx.x % 32 == 0 && warp_products != 0) atomicAdd(&bin_counts[kMaxBins], warp_products);
   __syncthreads();
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],

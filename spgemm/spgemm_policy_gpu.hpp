@@ -75,6 +75,12 @@ struct SpgemmPolicy {
   // (spgemm_sorted_long_rows.cuh), a thread per product, while its buffers
   // fit sorted_long_rows_budget bytes (40 per product in double).
   std::size_t sorted_long_rows_budget = std::size_t(192) << 20;
+  // Products of at most sorted_small_rows rows with sorted_small_min_products
+  // or more per row on average (a coarse Galerkin level: a few hundred rows
+  // of ~10^4 products each, too few to fill the GPU a warp or a block per
+  // row) are sorted whole the same way, within the same budget.
+  int sorted_small_rows = 2048;
+  int sorted_small_min_products = 4096;
   int symbolic_load_num = 2;
   int symbolic_load_den = 3;
   // Past that budget (graphs with many long rows): one block per row, each

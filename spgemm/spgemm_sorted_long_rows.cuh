@@ -228,12 +228,13 @@ class SortedLongRows {
     products_ = read_back(product_offset_.data() + entries_);
   }
 
-  /// Device bytes count_runs (values = false) or fill (values = true) needs.
-  std::int64_t bytes_needed(bool values) const {
-    const std::int64_t per_product = 2 * sizeof(SortKey) + sizeof(index_t) +
-                                     (values ? 2 * sizeof(T) + sizeof(index_t) : 0);
-    return products_ * per_product;
+  std::int64_t products() const { return products_; }
+
+  /// Device bytes per product of count_runs (values = false) or fill (values = true).
+  static constexpr std::int64_t bytes_per_product(bool values) {
+    return 2 * sizeof(SortKey) + sizeof(index_t) + (values ? 2 * sizeof(T) + sizeof(index_t) : 0);
   }
+  std::int64_t bytes_needed(bool values) const { return products_ * bytes_per_product(values); }
 
   /// Symbolic pass: row_nnz[rows[l]] = distinct columns of long row l.
   void count_runs(index_t* row_nnz) {

@@ -252,6 +252,30 @@ TYPED_TEST(SpgemmGpu, SumsALongRunByAWarpWithStableBits) {
                            first.values.size() * sizeof(T)));
 }
 
+TYPED_TEST(SpgemmGpu, SortsAFewHeavyRowsWholeInBothPassesWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 300 rows of ~6000 products onto 500 columns (a coarse Galerkin level's
+  // shape): too few rows to fill the GPU a warp per row, so both passes sort
+  // every row's products; runs of ~12 are summed in A's order. The numeric
+  // pass with new values makes the same choice and gives the same bits.
+  const auto A = testing::random_matrix<T>({300, 2000, 40, 0.0, 0, false}, 26);
+  const auto B = testing::random_matrix<T>({2000, 500, 150, 0.0, 0, false}, 27);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  DeviceCsr<T> dA = to_device(A);
+  const DeviceCsr<T> dB = to_device(B);
+  DeviceCsr<T> C = spgemm(dA, dB);
+  const CsrMatrix<T> actual = to_host(C);
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+  CsrMatrix<T> changed = A;
+  for (T& value : changed.values) value = T(0.5) * value + T(0.125);
+  dA = to_device(changed);
+  spgemm_numeric(dA, dB, C);
+  EXPECT_EQ(to_host(C).values, spgemm(changed, B).values);
+}
+
 TYPED_TEST(SpgemmGpu, GivesIdenticalBitsOnTwoRuns) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
