@@ -109,32 +109,44 @@ void with_sub_warp(int width, Body&& body) {
 }
 
 /// Lets `Kernel` take the policy's usable shared memory per block (the
-/// opt-in maximum less the headroom for its static shared memory). Set once
-/// per kernel and device (up to 64 devices): the call costs as much as a
-/// launch, and the attribute stays until the context ends.
+/// opt-in maximum less the headroom for static shared memory, or less the
+/// kernel's own static shared memory where that is larger). Set once per
+/// kernel and device (up to 64 devices): the calls cost as much as a launch,
+/// and the attribute stays until the context ends.
 template <auto Kernel>
 void allow_shared_memory(const SpgemmPolicy& policy, std::size_t bytes) {
   static std::atomic<std::uint64_t> configured{0};
   const std::uint64_t bit = std::uint64_t(1) << (policy.device & 63);
   if (bytes <= 48 * 1024 || (configured.load(std::memory_order_acquire) & bit) != 0) return;
+  cudaFuncAttributes attributes{};
+  BINAMG_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
+  const std::size_t dynamic =
+      std::min(policy.shared_usable, policy.shared_per_block - attributes.sharedSizeBytes);
   BINAMG_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(policy.shared_usable)));
+                                         static_cast<int>(dynamic)));
   configured.fetch_or(bit, std::memory_order_release);
+}
+
+/// How the symbolic pass's block-wide rows walk their products (see
+/// for_each_product_of_row): sub-groups of B's mean row length rounded up to
+/// a power of two (at most a warp) while no B row of a batch passes four
+/// times that mean; a thread per product otherwise.
+struct SymbolicWalk {
+  int sub_width;
+  index_t balanced_length;
+};
+
+SymbolicWalk symbolic_walk(index_t b_rows, index_t b_nnz) {
+  const double mean = b_rows == 0 ? 1.0 : double(b_nnz) / b_rows;
+  int width = 1;
+  while (width < 32 && width < mean) width *= 2;
+  return {width, index_t(4 * mean) + 1};
 }
 
 int log2_of(int power_of_two) {
   int log = 0;
   while ((1 << log) < power_of_two) ++log;
   return log;
-}
-
-/// Lanes sharing one B row in the symbolic pass: B's mean row length rounded
-/// up to a power of two, at most a warp.
-int symbolic_sub_width(index_t b_rows, index_t b_nnz, int group) {
-  const double mean = b_rows == 0 ? 1.0 : double(b_nnz) / b_rows;
-  int width = 1;
-  while (width < 32 && width < mean) width *= 2;
-  return std::min(width, group);
 }
 
 constexpr int kThreadsPerRowKernel = 256;
@@ -257,6 +269,7 @@ template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
                    const Workspace& bins, bool sort_whole, index_t* row_nnz,
                    cudaStream_t stream) {
+  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz);
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
   if (sort_whole && bins.listed() > 0) {
@@ -272,13 +285,13 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
     // the columns of B.
     const int table = std::min(launch.table, table_for_columns(policy, B.cols));
     const std::size_t shared = std::size_t(launch.rows_per_block) * table * sizeof(index_t);
-    const int sub_width = symbolic_sub_width(B.rows, B.nnz, launch.group);
     with_group(launch.group, [&](auto g) {
       constexpr int G = decltype(g)::value;
       allow_shared_memory<symbolic_shared_kernel<G>>(policy, shared);
       symbolic_shared_kernel<G>
           <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-              in, bins.rows_of(bin), count, table, sub_width, row_nnz);
+              in, bins.rows_of(bin), count, table, walk.sub_width, walk.balanced_length,
+              row_nnz);
       BINAMG_CHECK_LAUNCH();
     });
   }
@@ -297,8 +310,8 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   BINAMG_CUDA_CHECK(
       cudaMemsetAsync(markers.data(), 0xff, markers.size() * sizeof(index_t), stream));
   symbolic_global_kernel<Block><<<blocks, Block, 0, stream>>>(
-      in, bins.rows_of(global_bin), count, markers.data(), B.cols,
-      symbolic_sub_width(B.rows, B.nnz, Block), row_nnz);
+      in, bins.rows_of(global_bin), count, markers.data(), B.cols, walk.sub_width,
+      walk.balanced_length, row_nnz);
   BINAMG_CHECK_LAUNCH();
 }
 

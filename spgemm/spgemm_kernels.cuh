@@ -3,12 +3,14 @@
 // each row's distinct columns) and the numeric phase (accumulate in A's row
 // order, sort by column, write the row of C).
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
 #include "core/types.hpp"
 #include "spgemm/spgemm_hash.cuh"
+#include "spgemm/spgemm_policy_gpu.hpp"
 
 namespace binamg::spgemm_detail {
 
@@ -43,6 +45,53 @@ __device__ __forceinline__ int entry_of_product(index_t end_offset, index_t q, u
   return low;
 }
 
+/// Calls visit(column) for every product of A(row,:)·B with the block's Block
+/// threads: A's entries Block at a time and a block scan of their B row
+/// lengths. While no B row of the batch passes balanced_length, sub-groups
+/// of sub_width lanes take the entries round robin, each sharing one B row
+/// (RMerge-style partial warps); otherwise product q goes to thread
+/// q % Block (its entry found by binary search in shared memory), so a row
+/// whose products pile onto a few long B rows (power-law graphs) keeps
+/// every thread busy. Order is free: callers count distinct columns.
+template <int Block, typename Visit>
+__device__ void for_each_product_of_row(const PatternOperands& in, index_t row, int sub_width,
+                                        index_t balanced_length,
+                                        index_t (&entry_end)[Block],
+                                        index_t (&entry_b_begin)[Block],
+                                        typename cub::BlockScan<index_t, Block>::TempStorage& scan,
+                                        Visit&& visit) {
+  const index_t a_end = in.a_row_ptr[row + 1];
+  for (index_t k0 = in.a_row_ptr[row]; k0 < a_end; k0 += Block) {
+    index_t b_begin = 0, length = 0;
+    if (k0 + index_t(threadIdx.x) < a_end) {
+      const index_t inner = in.a_col[k0 + threadIdx.x];
+      b_begin = in.b_row_ptr[inner];
+      length = in.b_row_ptr[inner + 1] - b_begin;
+    }
+    index_t end = 0, total = 0;
+    cub::BlockScan<index_t, Block>(scan).InclusiveSum(length, end, total);
+    entry_end[threadIdx.x] = end;
+    entry_b_begin[threadIdx.x] = b_begin - (end - length);  // B position of product 0
+    if (__syncthreads_and(length <= balanced_length)) {
+      const int entries = a_end - k0 < Block ? int(a_end - k0) : Block;
+      for (int e = int(threadIdx.x) / sub_width; e < entries; e += Block / sub_width) {
+        const index_t start = e == 0 ? 0 : entry_end[e - 1];
+        for (index_t q = start + threadIdx.x % sub_width; q < entry_end[e]; q += sub_width)
+          visit(in.b_col[entry_b_begin[e] + q]);
+      }
+    } else {
+      for (index_t q = threadIdx.x; q < total; q += Block) {
+        int low = 0;  // first entry whose end passes q
+#pragma unroll
+        for (int step = Block / 2; step > 0; step >>= 1)
+          if (entry_end[low + step - 1] <= q) low += step;
+        visit(in.b_col[entry_b_begin[low] + q]);
+      }
+    }
+    __syncthreads();  // the next batch rewrites the entries and the scan storage
+  }
+}
+
 /// Symbolic, shared-memory bins. Each group of G lanes owns one row of the
 /// bin (blockDim.x / G rows per block) and a table of `table_size` keys,
 /// at least min(the row's product count, cols(B)), so it cannot overflow.
@@ -51,17 +100,26 @@ __device__ __forceinline__ int entry_of_product(index_t end_offset, index_t q, u
 /// q's entry found by shuffles): the loads of a row are in flight together
 /// rather than one A entry after another (0.73 -> 0.65 ms on 2D 9-point
 /// squared; spreading over one entry's B row at a time took 0.70).
-/// Block-wide groups split into
-/// G/sub_width sub-groups taking A's entries round robin, the sub_width lanes
-/// of a sub-group sharing one B row (RMerge-style partial warps). Writes
-/// nnz(C row).
+/// Block-wide groups (one row per block) walk the row's products with
+/// for_each_product_of_row. Writes nnz(C row).
+/// Threads of a symbolic block: the group for block-wide groups, else
+/// kSmallBlock. The launch bounds ask for 2048 resident threads per SM (32
+/// registers), the occupancy the hash inserts' latency needs.
 template <int G>
-__global__ void symbolic_shared_kernel(PatternOperands in, const index_t* rows,
+constexpr int symbolic_block_threads() { return G > 32 ? G : kSmallBlock; }
+
+template <int G>
+__global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_block_threads<G>())
+    symbolic_shared_kernel(PatternOperands in, const index_t* rows,
                                        index_t row_count, int table_size, int sub_width,
-                                       index_t* row_nnz) {
+                                       index_t balanced_length, index_t* row_nnz) {
   constexpr int Items = 4;
+  constexpr int BlockWide = G > 32 ? G : 1;  // shared arrays of block-wide groups
   extern __shared__ index_t symbolic_keys[];
-  __shared__ index_t block_count;  // used only when G > 32 (one row per block)
+  __shared__ index_t block_count;
+  __shared__ index_t entry_end[BlockWide];
+  __shared__ index_t entry_b_begin[BlockWide];
+  __shared__ typename cub::BlockScan<index_t, BlockWide>::TempStorage scan;
   const int group = threadIdx.x / G;
   const int lane = threadIdx.x % G;
   const index_t slot_in_bin = index_t(blockIdx.x) * (blockDim.x / G) + group;
@@ -77,15 +135,8 @@ __global__ void symbolic_shared_kernel(PatternOperands in, const index_t* rows,
 
   index_t count = 0;
   if constexpr (G > 32) {
-    const int sub = lane / sub_width;
-    const int sub_lane = lane % sub_width;
-    const int subs = G / sub_width;
-    for (index_t k = in.a_row_ptr[row] + sub; k < in.a_row_ptr[row + 1]; k += subs) {
-      const index_t inner = in.a_col[k];
-      const index_t end = in.b_row_ptr[inner + 1];
-      for (index_t p = in.b_row_ptr[inner] + sub_lane; p < end; p += sub_width)
-        count += insert_key(keys, mask, in.b_col[p]);
-    }
+    for_each_product_of_row<G>(in, row, sub_width, balanced_length, entry_end, entry_b_begin,
+                               scan, [&](index_t col) { count += insert_key(keys, mask, col); });
     atomicAdd(&block_count, count);
     __syncthreads();
     if (lane == 0) row_nnz[row] = block_count;
@@ -253,30 +304,30 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
 }
 
 /// Symbolic, long rows (more products than the largest shared table). One
-/// block per row, blocks striding over the bin; each block owns a dense
-/// marker array of cols(B) entries in global memory holding the id of the
-/// last row that saw the column (rows of one block are distinct, so it is
-/// never cleared). A column counts once: only the lane whose exchange
-/// replaces another row's id counts it.
+/// block per row, blocks striding over the bin, walking the row's products
+/// with for_each_product_of_row; each block owns a dense marker
+/// array of cols(B) entries in global memory holding the id of the last row
+/// that saw the column (rows of one block are distinct, so it is never
+/// cleared). A column counts once: only the lane whose exchange replaces
+/// another row's id counts it.
 template <int Block>
-__global__ void symbolic_global_kernel(PatternOperands in, const index_t* rows,
-                                       index_t row_count, index_t* markers, index_t cols,
-                                       int sub_width, index_t* row_nnz) {
+__global__ void __launch_bounds__(Block)
+    symbolic_global_kernel(PatternOperands in, const index_t* rows, index_t row_count,
+                           index_t* markers, index_t cols, int sub_width,
+                           index_t balanced_length, index_t* row_nnz) {
   using Reduce = cub::BlockReduce<index_t, Block>;
   __shared__ typename Reduce::TempStorage reduce_storage;
+  __shared__ index_t entry_end[Block];
+  __shared__ index_t entry_b_begin[Block];
+  __shared__ typename cub::BlockScan<index_t, Block>::TempStorage scan;
   index_t* marker = markers + std::size_t(blockIdx.x) * cols;
-  const int sub = threadIdx.x / sub_width;
-  const int sub_lane = threadIdx.x % sub_width;
-  const int subs = Block / sub_width;
   for (index_t slot = blockIdx.x; slot < row_count; slot += gridDim.x) {
     const index_t row = rows[slot];
     index_t count = 0;
-    for (index_t k = in.a_row_ptr[row] + sub; k < in.a_row_ptr[row + 1]; k += subs) {
-      const index_t inner = in.a_col[k];
-      const index_t end = in.b_row_ptr[inner + 1];
-      for (index_t p = in.b_row_ptr[inner] + sub_lane; p < end; p += sub_width)
-        count += atomicExch(&marker[in.b_col[p]], row) != row;
-    }
+    for_each_product_of_row<Block>(in, row, sub_width, balanced_length, entry_end,
+                                   entry_b_begin, scan, [&](index_t col) {
+                                     count += atomicExch(&marker[col], row) != row;
+                                   });
     const index_t total = Reduce(reduce_storage).Sum(count);
     if (threadIdx.x == 0) row_nnz[row] = total;
     __syncthreads();  // reduce_storage is reused by the next row

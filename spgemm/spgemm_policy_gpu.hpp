@@ -26,6 +26,10 @@ static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric cl
 /// so that a warp keeps 32 x this many loads in flight per round.
 constexpr int kNumericItems = 8;
 
+/// Threads of a symbolic block whose rows have groups of up to a warp (the
+/// kernels' launch bounds use it).
+constexpr int kSmallBlock = 256;
+
 /// Short rows (spgemm_short_rows.cuh): at most kShortMaxAEntries A entries and
 /// kShortMaxProducts products; a sub-warp of the smallest width in
 /// kShortMinWidth, 2·kShortMinWidth, .. (kShortWidths of them) whose
@@ -48,7 +52,7 @@ struct SpgemmPolicy {
   int min_group = 4;
   int max_group = 1024;
   // Threads per block when several rows share a block (groups of <= 32 threads).
-  int small_block = 256;
+  int small_block = kSmallBlock;
   // Numeric pass: one warp per row (spgemm_kernels.cuh), at most this many
   // rows per block; fewer when their tables would not fit in one block.
   int numeric_rows_per_block = 8;
