@@ -59,7 +59,9 @@ __global__ void apply_inverse(index_t n, const T* __restrict__ inverse, const T*
 // shared memory, forward substitution with L, back substitution with U (rows of L
 // and U are read contiguously by the lanes), then column j of the inverse rounded
 // to T. Each dot product is summed by lane in increasing position and a fixed
-// xor tree, so the bits repeat run to run.
+// xor tree, so the bits repeat run to run. The forward substitution starts at
+// the unit entry (y is zero above it) and its dots at the warp-aligned chunk
+// that holds it: the skipped terms are exact zeros in every lane's sum.
 template <typename T>
 __global__ void inverse_from_factors(index_t n, const double* __restrict__ lower,
                                      const double* __restrict__ upper, bool unit_lower,
@@ -77,9 +79,11 @@ __global__ void inverse_from_factors(index_t n, const double* __restrict__ lower
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     return sum;
   };
-  for (index_t i = 0; i < n; ++i) {
+  const index_t unit = permutation[j];
+  const index_t first_chunk = unit / warp_size * warp_size;
+  for (index_t i = unit; i < n; ++i) {
     const double* row = lower + std::size_t(i) * n;
-    const double sum = row_dot(row, 0, i);
+    const double sum = row_dot(row, first_chunk, i);
     if (lane == 0) y[i] = unit_lower ? y[i] - sum : (y[i] - sum) / row[i];
     __syncwarp();
   }
