@@ -48,11 +48,7 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   cudaStream_t stream = h.stream;
   SolveResult result;
   const double b_norm = norm2(b, stream);
-  if (b_norm == 0) {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
-    result.converged = true;
-    result.residual_history = {0.0};
-  } else {
+  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
     // Every buffer of the iteration is allocated here, none inside the loop.
     const std::size_t n = A.rows;
     DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),

@@ -239,6 +239,16 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Dev
 }
 
 template <typename T>
+bool solved_for_zero_rhs(double b_norm, DeviceBuffer<T>& x, SolveResult& result,
+                         cudaStream_t stream) {
+  if (b_norm != 0) return false;
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
+  result.converged = true;
+  result.residual_history = {0.0};
+  return true;
+}
+
+template <typename T>
 SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                          DeviceBuffer<T>& x, const SolveOptions& options) {
   validate_solve_inputs(h, b, x, options, "vcycle_solve");
@@ -247,11 +257,7 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   cudaStream_t stream = h.stream;
   SolveResult result;
   const double b_norm = norm2(b, stream);
-  if (b_norm == 0) {
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
-    result.converged = true;
-    result.residual_history = {0.0};
-  } else {
+  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
     // Allocated once: a cycle and its residual norm allocate nothing.
     DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
     DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");
@@ -290,6 +296,7 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
                                          const DeviceBuffer<T>&, index_t,                     \
                                          const SolveOptions&, const char*);                   \
+  template bool solved_for_zero_rhs<T>(double, DeviceBuffer<T>&, SolveResult&, cudaStream_t); \
   template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
   template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
                                     DeviceBuffer<T>&);                                        \
