@@ -46,7 +46,7 @@ SpgemmPolicy make_spgemm_policy(int device, std::size_t value_bytes) {
   while (true) {
     const int next = table * 2;
     const int group = policy.group_of_table(next);
-    const int rows = group <= 32 ? policy.small_block / group : 1;
+    const int rows = group <= 32 ? kSmallBlock / group : 1;
     if (std::size_t(rows) * next * sizeof(index_t) > policy.shared_usable) break;
     table = next;
   }
@@ -361,7 +361,8 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
     const index_t count = bins.count(bin);
     if (count == 0) continue;
     constexpr int Block = 256;
-    const bool narrow_keys = (std::int64_t(B.cols) << kShortPositionBits) < (std::int64_t(1) << 32);
+    const bool narrow_keys =
+        (std::int64_t(B.cols) << kShortPositionBits) < (std::int64_t(1) << 32);
     with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
       constexpr int Width = decltype(w)::value;
       const auto launch = [&](auto key) {
@@ -546,12 +547,15 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
       bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, policy, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
-  // The symbolic pass's product total decided for spgemm; count it here alike.
-  const bool sort_whole =
-      C.rows <= policy.sorted_small_rows && bins.listed() > 0 &&
-      sorts_whole<T>(policy, C.rows,
-                     SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).products());
-  fill_rows(A, B, C, policy, bins, sort_whole, &bins.counters->error, stream);
+  // spgemm decides from its symbolic pass's product total; count it here alike
+  // (small products only) and sort with the same layout.
+  bool sorted_whole = false;
+  if (C.rows <= policy.sorted_small_rows && bins.listed() > 0) {
+    SortedLongRows<T> all(A, B, bins.rows_of(1), bins.listed(), stream);
+    sorted_whole = sorts_whole<T>(policy, C.rows, all.products());
+    if (sorted_whole) all.fill(C, &bins.counters->error);
+  }
+  if (!sorted_whole) fill_rows(A, B, C, policy, bins, false, &bins.counters->error, stream);
   int host_error = 0;
   BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_error, &bins.counters->error, sizeof(int),
                                     cudaMemcpyDeviceToHost, stream));

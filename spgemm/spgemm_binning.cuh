@@ -120,11 +120,8 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
       const index_t inner = a_col[k];
       mine += b_row_ptr[inner + 1] - b_row_ptr[inner];
     }
-    mine += __shfl_xor_sync(0xffffffffu, mine, 16);
-    mine += __shfl_xor_sync(0xffffffffu, mine, 8);
-    mine += __shfl_xor_sync(0xffffffffu, mine, 4);
-    mine += __shfl_xor_sync(0xffffffffu, mine, 2);
-    mine += __shfl_xor_sync(0xffffffffu, mine, 1);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_xor_sync(0xffffffffu, mine, offset);
     if (threadIdx.x % 32 == 0 && mine != 0) atomicAdd(&long_products[i], mine);
   }
   __syncthreads();
@@ -132,17 +129,18 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
   const bool counted = row < rows && lane == 0;
   int bin = 0;
   if (counted) {
-    unsigned numeric_class = 0;
-    if (products <= 1) {
+    if (products <= 1)
       row_nnz[row] = index_t(products);
-    } else {
+    else
       bin = products > global_above ? max_bin : min(rule.bin_of(products), max_bin);
-      const int width_log2 = short_width_log2(products, end - begin);
-      if (width_log2 >= 0)
-        numeric_class = kShortClass + unsigned(width_log2);
-      else if (products >= std::int64_t(entrywise_min_b_length) * (end - begin))
-        numeric_class = kEntrywiseClass;
-    }
+    // The class of every row, so that the numeric pass bins it as
+    // spgemm_numeric (which counts products itself) would.
+    unsigned numeric_class = 0;
+    const int width_log2 = short_width_log2(products, end - begin);
+    if (width_log2 >= 0)
+      numeric_class = kShortClass + unsigned(width_log2);
+    else if (products >= std::int64_t(entrywise_min_b_length) * (end - begin))
+      numeric_class = kEntrywiseClass;
     bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
   }
   add_to_histogram(histogram, bin, counted);

@@ -92,6 +92,10 @@ __device__ void for_each_product_of_row(const PatternOperands& in, index_t row, 
   }
 }
 
+/// Threads of a symbolic block: the group for block-wide groups, else kSmallBlock.
+template <int G>
+constexpr int symbolic_block_threads() { return G > 32 ? G : kSmallBlock; }
+
 /// Symbolic, shared-memory bins. Each group of G lanes owns one row of the
 /// bin (blockDim.x / G rows per block) and a table of `table_size` keys,
 /// at least min(the row's product count, cols(B)), so it cannot overflow.
@@ -101,13 +105,9 @@ __device__ void for_each_product_of_row(const PatternOperands& in, index_t row, 
 /// rather than one A entry after another (0.73 -> 0.65 ms on 2D 9-point
 /// squared; spreading over one entry's B row at a time took 0.70).
 /// Block-wide groups (one row per block) walk the row's products with
-/// for_each_product_of_row. Writes nnz(C row).
-/// Threads of a symbolic block: the group for block-wide groups, else
-/// kSmallBlock. The launch bounds ask for 2048 resident threads per SM (32
-/// registers), the occupancy the hash inserts' latency needs.
-template <int G>
-constexpr int symbolic_block_threads() { return G > 32 ? G : kSmallBlock; }
-
+/// for_each_product_of_row. Writes nnz(C row). The launch bounds ask for 2048
+/// resident threads per SM (32 registers), the occupancy the hash inserts'
+/// latency needs.
 template <int G>
 __global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_block_threads<G>())
     symbolic_shared_kernel(PatternOperands in, const index_t* rows,

@@ -26,8 +26,8 @@ static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric cl
 /// so that a warp keeps 32 x this many loads in flight per round.
 constexpr int kNumericItems = 8;
 
-/// Threads of a symbolic block whose rows have groups of up to a warp (the
-/// kernels' launch bounds use it).
+/// Threads per block when several rows share a block (groups of up to a
+/// warp); the symbolic kernels' launch bounds use it.
 constexpr int kSmallBlock = 256;
 
 /// Short rows (spgemm_short_rows.cuh): at most kShortMaxAEntries A entries and
@@ -51,8 +51,6 @@ struct SpgemmPolicy {
   int slots_per_thread = 8;
   int min_group = 4;
   int max_group = 1024;
-  // Threads per block when several rows share a block (groups of <= 32 threads).
-  int small_block = kSmallBlock;
   // Numeric pass: one warp per row (spgemm_kernels.cuh), at most this many
   // rows per block; fewer when their tables would not fit in one block.
   int numeric_rows_per_block = 8;
@@ -79,14 +77,14 @@ struct SpgemmPolicy {
   // (spgemm_sorted_long_rows.cuh), a thread per product, while its buffers
   // fit sorted_long_rows_budget bytes (40 per product in double).
   std::size_t sorted_long_rows_budget = std::size_t(192) << 20;
+  int symbolic_load_num = 2;
+  int symbolic_load_den = 3;
   // Products of at most sorted_small_rows rows with sorted_small_min_products
   // or more per row on average (a coarse Galerkin level: a few hundred rows
   // of ~10^4 products each, too few to fill the GPU a warp or a block per
   // row) are sorted whole the same way, within the same budget.
   int sorted_small_rows = 2048;
   int sorted_small_min_products = 4096;
-  int symbolic_load_num = 2;
-  int symbolic_load_den = 3;
   // Past that budget (graphs with many long rows): one block per row, each
   // block with a dense accumulator of
   // cols(B) entries in global memory; at most global_blocks_per_sm blocks per
@@ -149,7 +147,7 @@ inline BinLaunch launch_of_bin(const SpgemmPolicy& policy, int bin) {
   BinLaunch launch;
   launch.table = policy.table_of_bin(bin);
   launch.group = policy.group_of_table(launch.table);
-  launch.block = launch.group <= 32 ? policy.small_block : launch.group;
+  launch.block = launch.group <= 32 ? kSmallBlock : launch.group;
   launch.rows_per_block = launch.block / launch.group;
   return launch;
 }

@@ -18,6 +18,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
+#include "core/scan.hpp"
 #include "sparse/device_csr.hpp"
 #include "spgemm/spgemm_kernels.cuh"
 
@@ -45,13 +46,11 @@ __device__ __forceinline__ index_t segment_of(const Offset* offsets, index_t n,
   return low;
 }
 
-/// entries[l] = A entries of long row rows[l]; entries[count] = 0, so that
-/// an exclusive scan of count + 1 values ends with the total.
+/// entries[l] = A entries of long row rows[l].
 __global__ void long_row_entries_kernel(const index_t* a_row_ptr, const index_t* rows,
                                         index_t count, index_t* entries) {
   const index_t l = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (l < count) entries[l] = a_row_ptr[rows[l] + 1] - a_row_ptr[rows[l]];
-  if (l == count) entries[l] = 0;
 }
 
 /// products[e] = products of long-row entry e (its B row's length);
@@ -197,7 +196,7 @@ __global__ void write_long_row_runs_kernel(const index_t* rows, const index_t* e
 /// The products of `count` long rows (device list `rows`) laid out in A
 /// order: entry_offset over the rows' A entries, product_offset over the
 /// entries' products. Construction reads the two totals back (two
-/// synchronizations of `stream`).
+/// synchronizations of `stream`; the entry offsets by offsets_from_counts).
 template <typename T>
 class SortedLongRows {
  public:
@@ -211,11 +210,14 @@ class SortedLongRows {
         entry_offset_(std::size_t(count) + 1, stream, "spgemm: entry offsets of long rows") {
     while (column_bits_ < 31 && (index_t(1) << column_bits_) < B.cols) ++column_bits_;
     while (row_bits_ < 31 && (index_t(1) << row_bits_) < count) ++row_bits_;
-    long_row_entries_kernel<<<sorted_rows_grid(count + 1), kSortedRowsBlock, 0, stream>>>(
-        A.row_ptr.data(), rows, count, entry_offset_.data());
-    BINAMG_CHECK_LAUNCH();
-    exclusive_scan(entry_offset_.data(), count + 1);
-    entries_ = read_back(entry_offset_.data() + count);
+    {
+      DeviceBuffer<index_t> entries(count, stream, "spgemm: entries of long rows");
+      long_row_entries_kernel<<<sorted_rows_grid(count), kSortedRowsBlock, 0, stream>>>(
+          A.row_ptr.data(), rows, count, entries.data());
+      BINAMG_CHECK_LAUNCH();
+      entries_ = offsets_from_counts(entries.data(), count, entry_offset_.data(),
+                                     "spgemm: A entries of the sorted rows", stream);
+    }
 
     product_offset_ = DeviceBuffer<std::int64_t>(std::size_t(entries_) + 1, stream,
                                                  "spgemm: product offsets of long rows");
@@ -225,7 +227,9 @@ class SortedLongRows {
                                                entries_, product_offset_.data());
     BINAMG_CHECK_LAUNCH();
     exclusive_scan(product_offset_.data(), entries_ + 1);
-    products_ = read_back(product_offset_.data() + entries_);
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(&products_, product_offset_.data() + entries_,
+                                      sizeof products_, cudaMemcpyDeviceToHost, stream));
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   std::int64_t products() const { return products_; }
@@ -328,15 +332,6 @@ class SortedLongRows {
     DeviceBuffer<unsigned char> temp(bytes, stream_, "spgemm: scan scratch of long rows");
     BINAMG_CUDA_CHECK(
         cub::DeviceScan::ExclusiveSum(temp.data(), bytes, data, data, items, stream_));
-  }
-
-  template <typename V>
-  std::int64_t read_back(const V* value) {
-    V host = 0;
-    BINAMG_CUDA_CHECK(
-        cudaMemcpyAsync(&host, value, sizeof(V), cudaMemcpyDeviceToHost, stream_));
-    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return std::int64_t(host);
   }
 
   ProductOperands<T> in_;
