@@ -166,13 +166,18 @@ void run_problem(Stencil stencil, index_t n, double bandwidth_gbs) {
 
 }  // namespace
 
-int main() {
+// Usage: bench_spmm [--only STENCIL], STENCIL one of poisson3d-7, poisson2d-5, poisson3d-27.
+int main(int argc, char** argv) {
+  std::string only;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--only" && i + 1 < argc) only = argv[++i];
   try {
     bench::print_device_banner("spmm");
     const double bandwidth = bench::measure_copy_bandwidth_gbs();
-    run_problem(Stencil::poisson3d_7, 128, bandwidth);
-    run_problem(Stencil::poisson2d_5, 2048, bandwidth);
-    run_problem(Stencil::poisson3d_27, 101, bandwidth);
+    const std::pair<Stencil, index_t> problems[] = {
+        {Stencil::poisson3d_7, 128}, {Stencil::poisson2d_5, 2048}, {Stencil::poisson3d_27, 101}};
+    for (const auto& [stencil, n] : problems)
+      if (only.empty() || only == stencil_name(stencil)) run_problem(stencil, n, bandwidth);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_spmm: %s\n", error.what());
     return 1;
