@@ -165,35 +165,22 @@ void CoarseSolver<T>::solve(const std::vector<T>& B, index_t k, std::vector<T>& 
 }
 
 template <typename T>
-typename CoarseSolver<T>::DenseFactors CoarseSolver<T>::dense_factors() const {
-  require(factorization_ != nullptr, "CoarseSolver::dense_factors: factor() has not been called");
-  const index_t n = rows_;
-  DenseFactors factors;
-  factors.n = n;
-  factors.lower.assign(std::size_t(n) * n, 0.0);
-  factors.upper.assign(std::size_t(n) * n, 0.0);
-  factors.permutation.resize(n);
-  auto lower = [&](index_t i, index_t j) -> double& { return factors.lower[std::size_t(i) * n + j]; };
-  auto upper = [&](index_t i, index_t j) -> double& { return factors.upper[std::size_t(i) * n + j]; };
+typename CoarseSolver<T>::PackedFactors CoarseSolver<T>::packed_factors() const {
+  require(factorization_ != nullptr,
+          "CoarseSolver::packed_factors: factor() has not been called");
+  PackedFactors factors;
+  factors.n = rows_;
   if (const auto* llt = std::get_if<Eigen::LLT<DenseMatrix>>(&factorization_->solver)) {
-    // L is the lower triangle of the packed, column-major factor: walking it by
-    // columns reads it and writes upper = Lᵀ contiguously (a copy of L and two
-    // strided walks cost 0.75 ms at n = 343 on the H100 machine's host).
-    const DenseMatrix& packed = llt->matrixLLT();
-    for (index_t j = 0; j < n; ++j) {
-      factors.permutation[j] = j;
-      for (index_t i = j; i < n; ++i) lower(i, j) = upper(j, i) = packed(i, j);
-    }
+    factors.packed = llt->matrixLLT().data();
+    factors.cholesky = true;
+    factors.permutation.resize(rows_);
+    for (index_t j = 0; j < rows_; ++j) factors.permutation[j] = j;
   } else if (const auto* lu = std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {
-    const DenseMatrix& packed = lu->matrixLU();  // unit L below the diagonal, U on and above
-    factors.unit_lower = true;
-    for (index_t i = 0; i < n; ++i) {
-      factors.permutation[i] = lu->permutationP().indices()[i];
-      lower(i, i) = 1.0;
-      for (index_t j = 0; j < n; ++j) (j < i ? lower(i, j) : upper(i, j)) = packed(i, j);
-    }
+    factors.packed = lu->matrixLU().data();
+    const auto& indices = lu->permutationP().indices();
+    factors.permutation.assign(indices.data(), indices.data() + rows_);
   } else {
-    throw InvalidInput("CoarseSolver::dense_factors: the " + method() +
+    throw InvalidInput("CoarseSolver::packed_factors: the " + method() +
                        " factorisation is not dense");
   }
   return factors;

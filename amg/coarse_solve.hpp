@@ -35,18 +35,21 @@ class CoarseSolver {
   /// at [i*k + j]; X resized). Column j of X has exactly the bits of solve()
   /// applied to column j of B. Throws if not factored, k < 1 or B has the wrong size.
   void solve(const std::vector<T>& B, index_t k, std::vector<T>& X) const;
-  /// The dense factorisation as triangular factors in double, row-major n × n:
-  /// P·A = L·U with L lower triangular (unit diagonal for LU), U upper (Lᵀ for
-  /// LLT), and P moving row j of A to row permutation[j] (the identity for LLT),
-  /// so column j of A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. Throws unless the
-  /// factorisation is dense.
-  struct DenseFactors {
+  /// The dense factorisation in place, as Eigen keeps it: `packed` is column-major
+  /// n × n in double (entry (i, j) at [j·n + i]) with P·A = L·U. For LLT
+  /// (`cholesky`) L is the lower triangle with its diagonal and U = Lᵀ; the strict
+  /// upper triangle of `packed` is not part of the factor. For LU, L is the strict
+  /// lower triangle with a unit diagonal (not stored) and U the upper triangle. P
+  /// moves row j of A to row permutation[j] (the identity for LLT), so column j of
+  /// A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. `packed` stays valid until the solver is
+  /// refactored or destroyed. Throws unless the factorisation is dense.
+  struct PackedFactors {
     index_t n = 0;
-    std::vector<double> lower, upper;
-    bool unit_lower = false;
+    const double* packed = nullptr;
+    bool cholesky = false;
     std::vector<index_t> permutation;
   };
-  DenseFactors dense_factors() const;
+  PackedFactors packed_factors() const;
 
   bool factored() const { return static_cast<bool>(factorization_); }
   index_t rows() const { return rows_; }
@@ -60,11 +63,11 @@ class CoarseSolver {
 };
 
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
-/// factored once on the host with CoarseSolver (in double), its triangular factors
-/// uploaded, and A⁻¹ formed from them on the GPU (a warp per column, forward and
-/// back substitution in double), kept row-major in T. The host does only the
-/// factorisation: forming A⁻¹ there (n triangular solve pairs) cost 5-45 ms on the
-/// H100 machines' shared cores.
+/// factored once on the host with CoarseSolver (in double), its packed factor
+/// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
+/// column, forward and back substitution in double), kept row-major in T. The host
+/// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) cost
+/// 5-45 ms on the H100 machines' shared cores.
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
 /// order is fixed (bits repeat run to run) and the same for every column, so each
 /// column of a k-column solve has exactly the bits of the one-vector solve of that

@@ -130,40 +130,51 @@ TYPED_TEST(CoarseSolve, BlockSolveRejectsBadCountsAndSizes) {
   EXPECT_EQ(X, std::vector<T>(6, T(1)));
 }
 
-TYPED_TEST(CoarseSolve, DenseFactorsReproducePermutedMatrix) {
+TYPED_TEST(CoarseSolve, PackedFactorsReproducePermutedMatrix) {
   using T = TypeParam;
   for (const CsrMatrix<T>& A : dense_range_matrices<T>()) {
     CoarseSolver<T> solver;
     solver.factor(A);
-    const auto f = solver.dense_factors();
+    const auto f = solver.packed_factors();
     ASSERT_EQ(f.n, A.rows);
+    ASSERT_NE(f.packed, nullptr);
+    EXPECT_EQ(f.cholesky, solver.method() == "dense-llt");
+    // L and U row-major, read off the column-major packed factor as documented.
+    const std::size_t n = f.n;
+    std::vector<double> lower(n * n, 0.0), upper(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        const double packed = f.packed[j * n + i];
+        if (f.cholesky) {
+          if (j <= i) lower[i * n + j] = upper[j * n + i] = packed;
+        } else {
+          if (j < i) lower[i * n + j] = packed;
+          else upper[i * n + j] = packed;
+          if (j == i) lower[i * n + i] = 1.0;
+        }
+      }
     const std::vector<double> dense = testing::to_dense(A);
-    const std::vector<double> product = testing::dense_multiply(f.lower, f.upper, f.n, f.n, f.n);
+    const std::vector<double> product = testing::dense_multiply(lower, upper, f.n, f.n, f.n);
     double error = 0, scale = 0;
-    for (index_t i = 0; i < f.n; ++i)
-      for (index_t j = 0; j < f.n; ++j) {
-        EXPECT_TRUE(f.lower[std::size_t(i) * f.n + j] == 0 || j <= i);  // lower triangular
-        EXPECT_TRUE(f.upper[std::size_t(i) * f.n + j] == 0 || j >= i);  // upper triangular
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
         // Row i of A is row permutation[i] of P·A = L·U.
-        const double a = dense[std::size_t(i) * f.n + j];
-        error = std::max(error, std::abs(product[std::size_t(f.permutation[i]) * f.n + j] - a));
+        const double a = dense[i * n + j];
+        error = std::max(error, std::abs(product[std::size_t(f.permutation[i]) * n + j] - a));
         scale = std::max(scale, std::abs(a));
       }
-    if (f.unit_lower) {
-      for (index_t i = 0; i < f.n; ++i) EXPECT_EQ(f.lower[std::size_t(i) * f.n + i], 1.0);
-    }
     // Backward-stable factorisations in double of matrices with entries ≤ 9:
     // ‖LU − PA‖ is a few ulps of double times n.
     EXPECT_LT(error, 1e3 * std::numeric_limits<double>::epsilon() * scale) << solver.method();
   }
 }
 
-TYPED_TEST(CoarseSolve, SparseFactorisationHasNoDenseFactors) {
+TYPED_TEST(CoarseSolve, SparseFactorisationHasNoPackedFactors) {
   using T = TypeParam;
   CoarseSolver<T> solver;
-  EXPECT_THROW(solver.dense_factors(), InvalidInput);  // not factored
+  EXPECT_THROW(solver.packed_factors(), InvalidInput);  // not factored
   solver.factor(poisson<T>(Stencil::poisson2d_5, 70));  // 4900 rows: above dense_limit
-  EXPECT_THROW(solver.dense_factors(), InvalidInput);
+  EXPECT_THROW(solver.packed_factors(), InvalidInput);
 }
 
 }  // namespace

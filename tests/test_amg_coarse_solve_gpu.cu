@@ -10,6 +10,7 @@
 #include "amg/coarse_solve.hpp"
 #include "core/device_buffer.hpp"
 #include "problems/poisson.hpp"
+#include "sparse/add.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 
@@ -78,6 +79,30 @@ TYPED_TEST(CoarseSolveGpu, VectorSolveMatchesTheCpu) {
   gpu.factor(A);
   EXPECT_EQ(gpu.method(), "dense-inverse(dense-llt)");
   const std::vector<T> b = testing::random_vector<T>(A.rows, 21);
+  std::vector<T> expected;
+  cpu.solve(b, expected);
+  const DeviceBuffer<T> b_device = to_device(b);
+  DeviceBuffer<T> x_device(A.rows);
+  gpu.solve(b_device.data(), x_device.data());
+  EXPECT_LE(scaled_difference(inverse_of(cpu), b, expected, to_host(x_device)),
+            solve_tolerance<T>());
+}
+
+// A nonsymmetric matrix takes LU with partial pivoting: the inverse is formed
+// from the rows of both triangles of Eigen's packed LU (with its permutation),
+// not from LLT's columns. 77 rows: the factor's transpose has partial tiles.
+TYPED_TEST(CoarseSolveGpu, NonsymmetricMatrixTakesLuAndMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = add(T(1), testing::random_matrix<T>({77, 77, 6, 0, 0, false}, 5), T(8),
+                             identity_matrix<T>(77));
+  CoarseSolver<T> cpu;
+  cpu.factor(A);
+  ASSERT_EQ(cpu.method(), "dense-lu");
+  DeviceCoarseSolver<T> gpu;
+  gpu.factor(A);
+  EXPECT_EQ(gpu.method(), "dense-inverse(dense-lu)");
+  const std::vector<T> b = testing::random_vector<T>(A.rows, 23);
   std::vector<T> expected;
   cpu.solve(b, expected);
   const DeviceBuffer<T> b_device = to_device(b);
