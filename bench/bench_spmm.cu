@@ -1,13 +1,17 @@
 // SpMM/SpMV benchmark (BENCH.md): ours (row-split, merge-based, automatic) vs
 // the best cusparseSpMM CSR algorithm with row-major X and Y, and k = 1 vs
-// cusparseSpMV, on the Poisson stencils, double. Every result is checked
-// against the CPU reference before its time is printed.
+// cusparseSpMV, double, on the Poisson stencils (BENCH.md's SpMM workload) and
+// on BENCH.md's irregular synthetic suite (the matrices whose row lengths vary,
+// which the choice between the two kernels has to be measured on; "suite" says
+// which). Every result is checked against the CPU reference before its time is
+// printed.
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "bench/common.hpp"
+#include "bench/synthetic_matrices.hpp"
 #include "problems/poisson.hpp"
 #include "sparse/spmv.hpp"
 
@@ -40,8 +44,8 @@ double minimal_bytes(const CsrMatrix<T>& A, index_t k) {
          double(A.cols) * k * sizeof(T) + double(A.rows) * k * sizeof(T);
 }
 
-void run_problem(Stencil stencil, index_t n, double bandwidth_gbs) {
-  const CsrMatrix<T> A = poisson<T>(stencil, n);
+void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>& A,
+                 double bandwidth_gbs) {
   const DeviceCsr<T> dA = to_device(A);
   cusparseHandle_t handle = nullptr;
   BINAMG_CUSPARSE_CHECK(cusparseCreate(&handle));
@@ -62,7 +66,8 @@ void run_problem(Stencil stencil, index_t n, double bandwidth_gbs) {
     auto line = [&](const char* who, double ms, bool checked) {
       JsonLine()
           .field("bench", "spmm")
-          .field("problem", std::string(stencil_name(stencil)) + "-" + std::to_string(n))
+          .field("problem", name)
+          .field("suite", suite)
           .field("precision", "double")
           .field("rows", A.rows)
           .field("nnz", A.nnz())
@@ -152,7 +157,8 @@ void run_problem(Stencil stencil, index_t n, double bandwidth_gbs) {
     cusparseDestroyDnMat(my);
     JsonLine()
         .field("bench", "spmm_summary")
-        .field("problem", std::string(stencil_name(stencil)) + "-" + std::to_string(n))
+        .field("problem", name)
+        .field("suite", suite)
         .field("k", k)
         .field("ours_ms", best_ours)
         .field("peer", best_peer_name)
@@ -166,7 +172,8 @@ void run_problem(Stencil stencil, index_t n, double bandwidth_gbs) {
 
 }  // namespace
 
-// Usage: bench_spmm [--only STENCIL], STENCIL one of poisson3d-7, poisson2d-5, poisson3d-27.
+// Usage: bench_spmm [--only PREFIX]: only the problems whose name starts with
+// PREFIX (poisson3d-27, rmat, ...).
 int main(int argc, char** argv) {
   std::string only;
   for (int i = 1; i < argc; ++i)
@@ -174,10 +181,23 @@ int main(int argc, char** argv) {
   try {
     bench::print_device_banner("spmm");
     const double bandwidth = bench::measure_copy_bandwidth_gbs();
-    const std::pair<Stencil, index_t> problems[] = {
+    const auto wanted = [&](const std::string& name) { return name.rfind(only, 0) == 0; };
+    const std::pair<Stencil, index_t> stencils[] = {
         {Stencil::poisson3d_7, 128}, {Stencil::poisson2d_5, 2048}, {Stencil::poisson3d_27, 101}};
-    for (const auto& [stencil, n] : problems)
-      if (only.empty() || only == stencil_name(stencil)) run_problem(stencil, n, bandwidth);
+    for (const auto& [stencil, n] : stencils) {
+      const std::string name = std::string(stencil_name(stencil)) + "-" + std::to_string(n);
+      if (wanted(name)) run_problem(name, "stencils", poisson<T>(stencil, n), bandwidth);
+    }
+    // The generators (and seeds) of bench_spgemm's suite.
+    if (wanted("rmat-s18"))
+      run_problem("rmat-s18", "irregular", bench::rmat<T>(18, 8, 0.57, 0.19, 0.19, 42), bandwidth);
+    if (wanted("random-hubs"))
+      run_problem("random-hubs", "irregular", bench::random_with_hubs<T>(1 << 18, 8, 4, 43),
+                  bandwidth);
+    if (wanted("banded-64-128"))
+      run_problem("banded-64-128", "irregular", bench::banded<T>(1 << 16, 64, 128, 44), bandwidth);
+    if (wanted("block27-3dof"))
+      run_problem("block27-3dof", "irregular", bench::block_stencil_27<T>(32, 3, 45), bandwidth);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_spmm: %s\n", error.what());
     return 1;

@@ -25,6 +25,8 @@ namespace binamg::block_row_split {
 using spmm_detail::SpmmPolicy;
 
 using row_split::group_mask;
+using row_split::long_rows_of;
+using row_split::no_long_rows;
 
 // Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
 // the pass over columns [64·y, 64·y + 64), lane l owning columns
@@ -66,14 +68,69 @@ __device__ inline index_t first_column_of_lane(int lanes) {
   return blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % lanes;
 }
 
-// Each (row, column) sum reaches the epilogue once.
+// The block's groups add their partial sums for the columns of lane `lane`:
+// within each warp by a fixed butterfly over its groups, then the warps' totals
+// in warp order (through `shared`, warps × L·R entries). Returns the total in
+// the block's first group; every thread must call it.
+template <typename T, int L, int R>
+__device__ void add_over_block(T (&sum)[R], T* shared) {
+  constexpr int slots = L * R, warps = SpmmPolicy::threads / SpmmPolicy::warp;
+  const int lane = threadIdx.x % L, warp = threadIdx.x / SpmmPolicy::warp;
+#pragma unroll
+  for (int offset = L; offset < SpmmPolicy::warp; offset *= 2)
+#pragma unroll
+    for (int r = 0; r < R; ++r) sum[r] += __shfl_down_sync(0xffffffffu, sum[r], offset);
+  if (threadIdx.x % SpmmPolicy::warp < L) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) shared[warp * slots + r * L + lane] = sum[r];
+  }
+  __syncthreads();
+  if (threadIdx.x < L) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      T total = shared[r * L + lane];
+      for (int w = 1; w < warps; ++w) total += shared[w * slots + r * L + lane];
+      sum[r] = total;
+    }
+  }
+  __syncthreads();  // shared is free again
+}
+
+// The rows of [first_row, first_row + groups) (groups = the block's groups of L
+// lanes) longer than `long_row`, in order, each summed by all the block's
+// groups: group g takes chunks g, g + G, … of L nonzeros, and add_over_block
+// adds them in a fixed order. Then finish(row, sum) runs on the first group
+// (threads < L) with its columns' sums. Every thread must call it; `shared`
+// holds warps × L·R entries.
+template <typename T, int L, int R, bool Exact, typename Gather, typename Finish>
+__device__ void sum_long_rows(std::int64_t first_row, index_t rows, index_t k, index_t long_row,
+                              const index_t* __restrict__ row_ptr,
+                              const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                              const Gather& gather, const Finish& finish, T* shared) {
+  constexpr int groups = SpmmPolicy::threads / L;
+  const int group = threadIdx.x / L;
+  const index_t first_column = first_column_of_lane(L);
+  for (std::int64_t row = first_row; row < first_row + groups && row < rows; ++row) {
+    if (row_ptr[row + 1] - row_ptr[row] <= long_row) continue;  // the same for all threads
+    T sum[R];
+    sum_row<T, L, R, Exact>(row, k, first_column, row_ptr, col_idx, values, gather, sum, group,
+                            groups);
+    add_over_block<T, L, R>(sum, shared);
+    if (threadIdx.x < L) finish(row, sum);
+  }
+}
+
+// Each (row, column) sum reaches the epilogue once. A row longer than
+// `long_row` (a hub of a power-law graph: one group walking it would keep the
+// whole launch waiting) is left to long_rows_kernel.
 template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
 __global__ void __launch_bounds__(SpmmPolicy::threads)
-    kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
+    kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
            const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather gather,
            Epilogue epilogue) {
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: rows are per group
+  if (long_row != no_long_rows && row_ptr[row + 1] - row_ptr[row] > long_row) return;
   const index_t first_column = first_column_of_lane(L);
   T sum[R];
   sum_row<T, L, R, Exact>(row, k, first_column, row_ptr, col_idx, values, gather, sum);
@@ -82,6 +139,41 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     const index_t c = first_column + r * L;
     if (Exact || c < k) epilogue(row, c, sum[r]);
   }
+}
+
+// The rows that kernel() and split_rows_kernel (unsplit) leave, those longer
+// than `long_row`: block b takes the long rows among the same rows
+// [b·G, b·G + G) as theirs (G groups of L lanes), in order, each summed by all
+// its groups (sum_long_rows). With WithSums the epilogue values are added to
+// the block's partial sums after the other rows' (partial[b·k + column]). A
+// launch of its own, so that the common kernels keep their registers.
+template <typename T, int L, int R, bool Exact, bool WithSums, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    long_rows_kernel(index_t rows, index_t k, index_t long_row,
+                     const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                     const T* __restrict__ values, Gather gather, Epilogue epilogue,
+                     T* __restrict__ partial) {
+  constexpr int groups = SpmmPolicy::threads / L;
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * groups;
+  const std::int64_t row = first_row + threadIdx.x / L;
+  const bool is_long = row < rows && row_ptr[row + 1] - row_ptr[row] > long_row;
+  if (!__syncthreads_or(is_long)) return;
+  __shared__ T shared[SpmmPolicy::threads / SpmmPolicy::warp * L * R];
+  const index_t first_column = first_column_of_lane(L);
+  sum_long_rows<T, L, R, Exact>(
+      first_row, rows, k, long_row, row_ptr, col_idx, values, gather,
+      [&](std::int64_t long_one, const T(&sum)[R]) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const index_t c = first_column + r * L;
+          if (!Exact && c >= k) continue;
+          if constexpr (WithSums)
+            partial[std::int64_t(blockIdx.x) * k + c] += epilogue(long_one, c, sum[r]);
+          else
+            epilogue(long_one, c, sum[r]);
+        }
+      },
+      shared);
 }
 
 // Groups per row for A and L lanes per group: 1, or for a matrix whose row
@@ -118,7 +210,8 @@ inline unsigned split_blocks(index_t rows, index_t nnz, int L) {
 // column_partials::sum. The bits depend only on the shape.
 template <typename T, int L, int R, bool Exact, bool WithSums, typename Gather, typename Epilogue>
 __global__ void __launch_bounds__(SpmmPolicy::threads)
-    split_rows_kernel(index_t rows, index_t k, int parts, const index_t* __restrict__ row_ptr,
+    split_rows_kernel(index_t rows, index_t k, int parts, index_t long_row,
+                      const index_t* __restrict__ row_ptr,
                       const index_t* __restrict__ col_idx, const T* __restrict__ values,
                       Gather gather, Epilogue epilogue, T* __restrict__ partial) {
   constexpr int groups = SpmmPolicy::threads / L, slots = L * R;
@@ -127,8 +220,11 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const int group = threadIdx.x / L, lane = threadIdx.x % L, part = group % parts;
   const index_t first_column = first_column_of_lane(L);
   const std::int64_t row = std::int64_t(blockIdx.x) * (groups / parts) + group / parts;
+  // Unsplit (parts = 1), long rows are left to long_rows_kernel, as by kernel().
+  const bool is_long = parts == 1 && long_row != no_long_rows && row < rows &&
+                       row_ptr[row + 1] - row_ptr[row] > long_row;
   T sum[R];
-  if (row < rows)  // whole groups skip together
+  if (row < rows && !is_long)  // whole groups skip together
     sum_row<T, L, R, Exact>(row, k, first_column, row_ptr, col_idx, values, gather, sum, part,
                             parts);
   else
@@ -153,7 +249,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   for (int r = 0; r < R; ++r) {
     const index_t c = first_column + r * L;
     contribution[r] = T(0);
-    if (part != 0 || row >= rows || (!Exact && c >= k)) continue;
+    if (part != 0 || row >= rows || is_long || (!Exact && c >= k)) continue;
     if constexpr (WithSums) contribution[r] = epilogue(row, c, sum[r]);
     else epilogue(row, c, sum[r]);
   }
@@ -191,21 +287,30 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   const bool exact =
       k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0);
   const int parts = parts_per_row(A.rows, A.nnz, L);
+  const index_t long_row = long_rows_of(A, L);
   if (WithSums || parts > 1) {
     const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
     const auto chosen = exact ? split_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
                               : split_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
-    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, parts, A.row_ptr.data(),
-                                                     A.col_idx.data(), A.values.data(), gather,
-                                                     epilogue, partial);
+    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, parts, long_row,
+                                                     A.row_ptr.data(), A.col_idx.data(),
+                                                     A.values.data(), gather, epilogue, partial);
   } else {
     const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
     const auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
                               : kernel<T, L, R, false, Gather, Epilogue>;
-    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
+    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
                                                      A.col_idx.data(), A.values.data(), gather,
                                                      epilogue);
   }
+  BINAMG_CHECK_LAUNCH();
+  if (parts > 1 || long_row == no_long_rows) return;
+  const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
+  const auto long_rows = exact ? long_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
+                               : long_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
+  long_rows<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
+                                                      A.col_idx.data(), A.values.data(), gather,
+                                                      epilogue, partial);
   BINAMG_CHECK_LAUNCH();
 }
 

@@ -20,7 +20,24 @@ __global__ void extract_diagonal(index_t rows, const index_t* row_ptr, const ind
   diag[row] = low < row_ptr[row + 1] && col_idx[low] == row ? values[low] : T(0);
 }
 
+// *longest = max(*longest, the longest row's nonzeros); max is order-free.
+__global__ void longest_row(index_t rows, const index_t* row_ptr, index_t* longest) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) atomicMax(longest, row_ptr[row + 1] - row_ptr[row]);
+}
+
 }  // namespace
+
+index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream) {
+  DeviceBuffer<index_t> longest(1, stream, "longest row");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
+  if (rows > 0) {
+    longest_row<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        rows, row_ptr, longest.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return to_host(longest)[0];
+}
 
 template <typename T>
 DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {

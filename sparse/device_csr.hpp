@@ -2,6 +2,8 @@
 // CSR matrix resident on the GPU: the same invariants as CsrMatrix.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "core/device_buffer.hpp"
 #include "sparse/csr.hpp"
 
@@ -15,6 +17,12 @@ struct DeviceCsr {
   DeviceBuffer<index_t> row_ptr;  // rows + 1
   DeviceBuffer<index_t> col_idx;  // nnz
   DeviceBuffer<T> values;         // nnz
+  // The longest row's nonzeros, or -1 where it is not known (to_device knows it
+  // from the host copy; matrices formed on the GPU leave it unknown unless
+  // max_row_length() is asked). Only performance reads it: the choice of SpMM
+  // kernel (spmm_algorithm_for) and whether the row kernels look for rows long
+  // enough to need a whole block (row_split::long_rows_of).
+  index_t max_row_length = -1;
 };
 
 /// Uploads a host matrix (asynchronous on `stream`).
@@ -27,6 +35,9 @@ DeviceCsr<T> to_device(const CsrMatrix<T>& host, cudaStream_t stream = nullptr) 
   device.row_ptr = to_device(host.row_ptr, stream);
   device.col_idx = to_device(host.col_idx, stream);
   device.values = to_device(host.values, stream);
+  device.max_row_length = 0;
+  for (index_t row = 0; row < host.rows; ++row)
+    device.max_row_length = std::max(device.max_row_length, host.row_length(row));
   return device;
 }
 
@@ -41,6 +52,11 @@ CsrMatrix<T> to_host(const DeviceCsr<T>& device) {
   host.values = to_host(device.values);
   return host;
 }
+
+/// The longest row's nonzeros of a device CSR pattern (rows + 1 offsets);
+/// synchronizes `stream`. Sets DeviceCsr::max_row_length where it is unknown:
+/// A.max_row_length = max_row_length(A.rows, A.row_ptr.data(), stream).
+index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream = nullptr);
 
 /// The diagonal as a device vector (zero where a row has no diagonal entry).
 template <typename T>

@@ -4,7 +4,9 @@
 // estimate and the V-cycle's fused steps use it with their own epilogues.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "sparse/device_csr.hpp"
@@ -29,6 +31,29 @@ __device__ unsigned group_mask() {
 template <int L>
 __device__ std::int64_t group_row() {
   return (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+}
+
+/// Rows longer than this are summed by a whole block instead of a group of L
+/// lanes (row_stream::row_sums_kernel, block_row_split::kernel): more than 64
+/// chunks of L nonzeros, and more than 16 mean rows, so that only outliers (the
+/// hubs of a power-law graph, which one group would walk while the rest of the
+/// GPU idles) qualify, and a matrix of uniformly long rows keeps a group per row.
+inline index_t long_row_length(index_t rows, std::int64_t nnz, int L) {
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  const double length = std::max(64.0 * L, 16.0 * mean);
+  return static_cast<index_t>(std::min(length, double(std::numeric_limits<index_t>::max())));
+}
+
+/// The long-row length the kernels take to mean "no row of A is long": they skip
+/// the check (a load and a block barrier) altogether.
+constexpr index_t no_long_rows = std::numeric_limits<index_t>::max();
+
+/// long_row_length for A, or no_long_rows when A's longest row is known and not
+/// longer.
+template <typename T>
+index_t long_rows_of(const DeviceCsr<T>& A, int L) {
+  const index_t length = long_row_length(A.rows, A.nnz, L);
+  return A.max_row_length >= 0 && A.max_row_length <= length ? no_long_rows : length;
 }
 
 /// Σ_k a_k·x_of(c_k) over [begin, end): lane l takes entries l, l+L, ... in order,

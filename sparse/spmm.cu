@@ -1,6 +1,8 @@
 // GPU Y = A X: argument checks, the choice between the two kernels, dispatch.
 #include <string>
 
+#include "sparse/block_row_split.cuh"
+#include "sparse/row_stream.cuh"
 #include "sparse/spmm_kernels.hpp"
 #include "sparse/spmv.hpp"
 
@@ -10,8 +12,11 @@ namespace {
 // Mean row length (nnz/rows) below which merge_based is chosen. Measured on the
 // H100 (bench/results/2026-11-22-h100-spmm.md): over the stencils (mean 5.0,
 // 6.9, 26.5) and k = 1, 8, 32, 64, row_split won 11 of 12 cases (merge_based
-// only at mean 5.0, k = 32, by 11%), so no crossover lies above 5; the
-// threshold sits below every measured mean until irregular matrices are measured.
+// only at mean 5.0, k = 32, by 11%), so no crossover lies above 5, and on the
+// irregular suite (bench/results/2026-11-24-h100-spmm-irregular.md) row_split
+// also won at means 76 and 96 (no row far past the mean). The mean
+// does not separate the cases merge_based wins (R-MAT, hub rows: by 2-7x); the
+// longest row does (spmm_algorithm_for).
 constexpr double merge_below_mean_row_length = 0.0;
 
 }  // namespace
@@ -37,7 +42,10 @@ void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, c
 
 }  // namespace spmm_detail
 
-SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t /*k*/) {
+SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k) {
+  const int lanes = k == 1 ? row_stream::long_row_lanes : block_row_split::lanes_of_shape(k);
+  if (max_row_length > row_split::long_row_length(rows, nnz, lanes))
+    return SpmmAlgorithm::merge_based;
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   return mean < merge_below_mean_row_length ? SpmmAlgorithm::merge_based
                                             : SpmmAlgorithm::row_split;
@@ -55,7 +63,7 @@ template <typename T>
 void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
           cudaStream_t stream) {
   spmm_detail::check_arguments(A, X, k, Y, "spmm");
-  if (algorithm == SpmmAlgorithm::automatic) algorithm = spmm_algorithm_for(A.rows, A.nnz, k);
+  if (algorithm == SpmmAlgorithm::automatic) algorithm = spmm_algorithm_for(A.rows, A.nnz, A.max_row_length, k);
   if (algorithm == SpmmAlgorithm::merge_based)
     spmm_detail::merge_based(A, X, k, Y, stream);
   else

@@ -105,15 +105,51 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   }
 }
 
+// Consecutive segments per chunk of carries (merge_chunk_sums).
+constexpr int segments_per_chunk = 32;
+
+// Threads: a group of L lanes per chunk of segments_per_chunk consecutive
+// segments, columns as in merge_walk. A chunk whose segments all carry one row
+// (a row longer than a chunk's nonzeros: the hub of a power-law graph) gets
+// chunk_rows[chunk] = that row and chunk_sums[chunk] = its carries added in
+// segment order; any other chunk gets chunk_rows[chunk] = -1.
+template <typename T, int L, int R, bool Exact>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    merge_chunk_sums(index_t k, index_t segments, const index_t* __restrict__ carry_rows,
+                     const T* __restrict__ carries, T* __restrict__ chunk_sums,
+                     index_t* __restrict__ chunk_rows) {
+  const std::int64_t chunk = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+  const std::int64_t first = chunk * segments_per_chunk;
+  if (first >= segments) return;
+  const std::int64_t last = first + segments_per_chunk;
+  const index_t row = carry_rows[first];
+  bool one_row = row >= 0 && last <= segments;
+  for (std::int64_t s = first + 1; one_row && s < last; ++s) one_row = carry_rows[s] == row;
+  if (threadIdx.x % L == 0 && blockIdx.y == 0) chunk_rows[chunk] = one_row ? row : -1;
+  if (!one_row) return;
+  const index_t first_column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % L;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const index_t c = first_column + r * L;
+    if (!Exact && c >= k) continue;
+    T total = T(0);
+    for (std::int64_t s = first; s < last; ++s) total += carries[s * k + c];
+    chunk_sums[chunk * k + c] = total;
+  }
+}
+
 // Threads: a group of L lanes per segment, columns as in merge_walk. Only the
 // first segment of a run of consecutive segments carrying the same row acts:
-// it adds the run's carries in segment order and then adds that total to the
-// row of Y (which the segment ending the row wrote). Rows are distinct across
-// runs, so no two groups touch the same Y entry.
+// it adds the run's carries in segment order, whole chunks by their chunk sums
+// (so a run of thousands of segments is a few dozen dependent steps), and then
+// adds that total to the row of Y (which the segment ending the row wrote). The
+// grouping depends only on the run's position, so the bits repeat. Rows are
+// distinct across runs, so no two groups touch the same Y entry.
 template <typename T, int L, int R, bool Exact>
 __global__ void __launch_bounds__(SpmmPolicy::threads)
     merge_fix_up(index_t k, index_t segments, const index_t* __restrict__ carry_rows,
-                 const T* __restrict__ carries, T* __restrict__ Y) {
+                 const T* __restrict__ carries, const index_t* __restrict__ chunk_rows,
+                 const T* __restrict__ chunk_sums, T* __restrict__ Y) {
   const std::int64_t segment = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (segment >= segments) return;
   const index_t row = carry_rows[segment];
@@ -123,13 +159,17 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   T total[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) total[r] = T(0);
-  for (std::int64_t s = segment; s < segments && carry_rows[s] == row; ++s) {
-    const T* carry = carries + s * k;
+  std::int64_t s = segment;
+  while (s < segments && carry_rows[s] == row) {
+    const std::int64_t chunk = s / segments_per_chunk;
+    const bool whole_chunk = s % segments_per_chunk == 0 && chunk_rows[chunk] == row;
+    const T* carry = whole_chunk ? chunk_sums + chunk * k : carries + s * k;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const index_t c = first_column + r * L;
       if (Exact || c < k) total[r] += carry[c];
     }
+    s += whole_chunk ? segments_per_chunk : 1;
   }
   T* y = Y + std::int64_t(row) * k;
 #pragma unroll
@@ -159,8 +199,16 @@ void launch_merge(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream
       A.rows, k, segments, boundaries.data(), A.row_ptr.data(), A.col_idx.data(),
       A.values.data(), X, Y, carries.data(), carry_rows.data());
   BINAMG_CHECK_LAUNCH();
+  const std::int64_t chunks = (std::int64_t(segments) + segments_per_chunk - 1) / segments_per_chunk;
+  DeviceBuffer<T> chunk_sums(std::size_t(chunks) * k, stream, "spmm merge chunk sums");
+  DeviceBuffer<index_t> chunk_rows(std::size_t(chunks), stream, "spmm merge chunk rows");
+  merge_chunk_sums<T, L, R, Exact>
+      <<<dim3(blocks_for(chunks * L, SpmmPolicy::threads), grid.y), SpmmPolicy::threads, 0,
+         stream>>>(k, segments, carry_rows.data(), carries.data(), chunk_sums.data(),
+                   chunk_rows.data());
+  BINAMG_CHECK_LAUNCH();
   merge_fix_up<T, L, R, Exact><<<grid, SpmmPolicy::threads, 0, stream>>>(
-      k, segments, carry_rows.data(), carries.data(), Y);
+      k, segments, carry_rows.data(), carries.data(), chunk_rows.data(), chunk_sums.data(), Y);
   BINAMG_CHECK_LAUNCH();
 }
 

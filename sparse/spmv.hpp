@@ -38,15 +38,17 @@ void spmm(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k, std::vector
 
 /// The two CSR × dense kernels of Yang, Buluç & Owens (Euro-Par 2018).
 enum class SpmmAlgorithm {
-  automatic,    // spmm_algorithm_for() picks from the mean row length
+  automatic,    // spmm_algorithm_for() picks from the row lengths
   row_split,    // a group of lanes per row, lanes own columns of Y
   merge_based,  // equal merge-path work (rows + nonzeros) per group, carry fix-up
 };
 
-/// The heuristic behind `automatic`: merge_based when the mean row length
-/// nnz/rows is below a threshold measured on the H100 (bench/bench_spmm.cu,
-/// bench/results/*spmm*), row_split otherwise.
-SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t k);
+/// The heuristic behind `automatic`, measured on the H100 (bench/bench_spmm.cu,
+/// bench/results/*spmm*): merge_based when the longest row (max_row_length, -1
+/// if unknown) is one that row_split would hand to a whole thread block, far
+/// past the mean (the hubs of a power-law graph), or when the mean row length
+/// nnz/rows is below a threshold; row_split otherwise.
+SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k);
 const char* spmm_algorithm_name(SpmmAlgorithm algorithm);
 
 /// Y = A X with X row-major A.cols×k and Y row-major A.rows×k (k >= 1).

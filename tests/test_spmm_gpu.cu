@@ -1,6 +1,7 @@
 // GPU SpMM/SpMV/residual against the CPU reference on the same seeded input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -25,12 +26,16 @@ TYPED_TEST_SUITE(SpmmGpu, Precisions);
 // stage (a 20000-entry row among short ones), and rows long enough on average
 // (mean 100) to take a warp each. For k > 1, the small matrices with long rows
 // split each row over several lane groups (block_row_split's split_rows_kernel);
-// the last shape (64 rows of about 600) splits it over 16 groups at k = 32.
+// the shape of 64 rows of about 600 splits it over 16 groups at k = 32. Rows
+// far longer than the mean (the dense rows, and the last shape's 3 hub rows of
+// 30000 among 30000 rows of about 6) are summed by a whole block
+// (row_split::long_row_length).
 const RandomMatrixShape shapes[] = {
     {500, 400, 6, 0.2, 0, false},   {300, 3000, 5, 0.0, 1, false},
     {800, 600, 6, 0.1, 0, true},    {700, 90, 3, 0.0, 0, false},
     {50, 50, 0, 1.0, 0, false},     {2000, 20000, 4, 0.1, 1, false},
     {200, 400, 100, 0.05, 0, true}, {64, 5000, 600, 0.0, 0, false},
+    {30000, 30000, 6, 0.0, 3, false},
 };
 const index_t column_counts[] = {1, 2, 7, 8, 32, 33, 64, 100};
 
@@ -132,6 +137,34 @@ TYPED_TEST(SpmmGpu, SpmvAndResidualMatchCpu) {
     ASSERT_LE(std::abs(double(r[row]) - double(cpu_r[row])),
               2.0 * (A.row_length(row) + 1) * eps * magnitude)
         << "row " << row;
+  }
+}
+
+// The longest row: counted on the host by to_device and on the GPU by
+// max_row_length, and the same either way.
+TYPED_TEST(SpmmGpu, LongestRowIsKnownAfterUploadAndCountedOnTheGpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  std::uint64_t seed = 200;
+  for (const auto& shape : shapes) {
+    const auto A = testing::random_matrix<T>(shape, seed++);
+    index_t longest = 0;
+    for (index_t row = 0; row < A.rows; ++row) longest = std::max(longest, A.row_length(row));
+    const DeviceCsr<T> dA = to_device(A);
+    EXPECT_EQ(dA.max_row_length, longest);
+    EXPECT_EQ(max_row_length(dA.rows, dA.row_ptr.data()), longest);
+  }
+}
+
+// automatic: merge_based for rows far past the mean (3 hub rows of 30000 among
+// rows of about 6), row_split for even rows (a 27-point stencil's) and where
+// the longest row is not known.
+TEST(SpmmHeuristic, HubRowsTakeMergeBasedEvenRowsAndUnknownOnesRowSplit) {
+  const index_t rows = 30000, hub_nnz = 3 * 30000 + 6 * (rows - 3);
+  for (index_t k : {1, 8, 32, 64}) {
+    EXPECT_EQ(spmm_algorithm_for(rows, hub_nnz, 30000, k), SpmmAlgorithm::merge_based) << k;
+    EXPECT_EQ(spmm_algorithm_for(rows, hub_nnz, -1, k), SpmmAlgorithm::row_split) << k;
+    EXPECT_EQ(spmm_algorithm_for(rows, 27 * rows, 27, k), SpmmAlgorithm::row_split) << k;
   }
 }
 
