@@ -21,7 +21,8 @@ struct DeviceCsr {
   // from the host copy; matrices formed on the GPU leave it unknown unless
   // max_row_length() is asked). Only performance reads it: the choice of SpMM
   // kernel (spmm_algorithm_for) and whether the row kernels look for rows long
-  // enough to need a whole block (row_split::long_rows_of).
+  // enough to need a whole block (row_split::long_rows_of). A stale value can
+  // cost speed or pick the other kernel's summation order, never correctness.
   index_t max_row_length = -1;
 };
 
