@@ -65,7 +65,7 @@ class CoarseSolver {
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
 /// factored once on the host with CoarseSolver (in double), its packed factor
 /// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
-/// column, forward and back substitution in double), kept row-major in T. The host
+/// column, blocked forward and back substitution in double), kept row-major in T. The host
 /// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) cost
 /// 5-45 ms on the H100 machines' shared cores.
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
