@@ -68,7 +68,7 @@ __device__ inline index_t first_column_of_lane(int lanes) {
   return blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % lanes;
 }
 
-// The block's groups add their partial sums for the columns of lane `lane`:
+// The block's groups add up their partial sums for the columns their lanes own:
 // within each warp by a fixed butterfly over its groups, then the warps' totals
 // in warp order (through `shared`, warps × L·R entries). Returns the total in
 // the block's first group; every thread must call it.
