@@ -90,7 +90,7 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
   current.cols = A.cols;
   current.nnz = A.nnz;
   current.max_row_length =
-      A.max_row_length >= 0 ? A.max_row_length : max_row_length(A.rows, A.row_ptr.data(), stream);
+      A.max_row_length >= 0 ? A.max_row_length : max_row_length(A, stream);
   current.row_ptr = DeviceBuffer<index_t>(A.row_ptr.size(), stream, "hierarchy A row_ptr");
   current.col_idx = DeviceBuffer<index_t>(A.col_idx.size(), stream, "hierarchy A col_idx");
   current.values = DeviceBuffer<T>(A.values.size(), stream, "hierarchy A values");
@@ -136,14 +136,14 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
                                    parameters.prolongator_weight / level.spectral_radius, stream);
     // Each cycle's kernels skip the look for rows long enough to need a whole
     // block once the longest row is known (row_split::long_rows_of).
-    level.P.max_row_length = max_row_length(level.P.rows, level.P.row_ptr.data(), stream);
+    level.P.max_row_length = max_row_length(level.P, stream);
     clock.lap(h.timings.prolongator_ms);
     level.R = transpose(level.P, stream);
-    level.R.max_row_length = max_row_length(level.R.rows, level.R.row_ptr.data(), stream);
+    level.R.max_row_length = max_row_length(level.R, stream);
     clock.lap(h.timings.restriction_ms);
     DeviceCsr<T> coarser =
         galerkin_product(current, level.P, level.R, parameters.ordering, stream);
-    coarser.max_row_length = max_row_length(coarser.rows, coarser.row_ptr.data(), stream);
+    coarser.max_row_length = max_row_length(coarser, stream);
     clock.lap(h.timings.galerkin_ms);
     diag = diagonal(coarser, stream);
     try {

@@ -55,9 +55,15 @@ CsrMatrix<T> to_host(const DeviceCsr<T>& device) {
 }
 
 /// The longest row's nonzeros of a device CSR pattern (rows + 1 offsets);
-/// synchronizes `stream`. Sets DeviceCsr::max_row_length where it is unknown:
-/// A.max_row_length = max_row_length(A.rows, A.row_ptr.data(), stream).
+/// synchronizes `stream`.
 index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream = nullptr);
+
+/// A's longest row, counted on the GPU (synchronizes `stream`): what sets
+/// DeviceCsr::max_row_length where it is unknown.
+template <typename T>
+index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
+  return max_row_length(A.rows, A.row_ptr.data(), stream);
+}
 
 /// The diagonal as a device vector (zero where a row has no diagonal entry).
 template <typename T>

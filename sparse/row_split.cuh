@@ -34,7 +34,7 @@ __device__ std::int64_t group_row() {
 }
 
 /// Rows longer than this are summed by a whole block instead of a group of L
-/// lanes (row_stream::row_sums_kernel, block_row_split::kernel): more than 64
+/// lanes (row_stream::row_sums_kernel, block_row_split::long_rows_kernel): more than 64
 /// chunks of L nonzeros, and more than 16 mean rows, so that only outliers (the
 /// hubs of a power-law graph, which one group would walk while the rest of the
 /// GPU idles) qualify, and a matrix of uniformly long rows keeps a group per row.
@@ -45,7 +45,7 @@ inline index_t long_row_length(index_t rows, std::int64_t nnz, int L) {
 }
 
 /// The long-row length the kernels take to mean "no row of A is long": they skip
-/// the check (a load and a block barrier) altogether.
+/// the check, and the launch or block barrier behind it, altogether.
 constexpr index_t no_long_rows = std::numeric_limits<index_t>::max();
 
 /// long_row_length for A, or no_long_rows when A's longest row is known and not

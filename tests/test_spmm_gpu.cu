@@ -152,7 +152,7 @@ TYPED_TEST(SpmmGpu, LongestRowIsKnownAfterUploadAndCountedOnTheGpu) {
     for (index_t row = 0; row < A.rows; ++row) longest = std::max(longest, A.row_length(row));
     const DeviceCsr<T> dA = to_device(A);
     EXPECT_EQ(dA.max_row_length, longest);
-    EXPECT_EQ(max_row_length(dA.rows, dA.row_ptr.data()), longest);
+    EXPECT_EQ(max_row_length(dA), longest);
   }
 }
 
