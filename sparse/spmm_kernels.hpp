@@ -19,7 +19,7 @@ struct SpmmPolicy {
   // Merge path: a group walks this many (rows + nonzeros) steps. About twice a
   // mean row, so that carries (one per segment, k values) stay well below Y's size;
   // at least a few steps to pay for the path search.
-  static constexpr int min_segment_steps_spmv = 16;
+  // (k = 1 takes tiles of a whole block instead: spmm_merge.cu.)
   static constexpr int min_segment_steps = 32;
   static constexpr int max_segment_steps = 1024;
 };
@@ -42,9 +42,9 @@ inline int spmv_lanes_per_row(index_t rows, index_t nnz) {
 }
 
 /// Merge path steps per segment (see SpmmPolicy).
-inline int merge_segment_steps(index_t rows, index_t nnz, index_t k) {
+inline int merge_segment_steps(index_t rows, index_t nnz) {
   const double mean = rows > 0 ? double(nnz) / rows : 0;
-  int steps = k == 1 ? SpmmPolicy::min_segment_steps_spmv : SpmmPolicy::min_segment_steps;
+  int steps = SpmmPolicy::min_segment_steps;
   while (steps < 2 * (mean + 1) && steps < SpmmPolicy::max_segment_steps) steps *= 2;
   return steps;
 }

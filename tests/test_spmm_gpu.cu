@@ -113,6 +113,26 @@ TYPED_TEST(SpmmGpu, BothKernelsAreBitwiseReproducible) {
   }
 }
 
+// merge_based SpMV (k = 1) works in tiles of a whole block: two dense rows of
+// 150000 entries span over a hundred tiles each (their carries added in chunks
+// of 32 tiles), and power-law rows end anywhere in a tile and in a thread's
+// part of it. The same bits come back on a second run.
+TYPED_TEST(SpmmGpu, MergeBasedSpmvSumsRowsAcrossTilesReproducibly) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const RandomMatrixShape vector_shapes[] = {{400, 150000, 5, 0.1, 2, false},
+                                             {20000, 20000, 8, 0.05, 0, true}};
+  std::uint64_t seed = 300;
+  for (const auto& shape : vector_shapes) {
+    const auto A = testing::random_matrix<T>(shape, seed++);
+    const auto x = testing::random_vector<T>(A.cols, seed++);
+    const auto first = run_gpu(A, x, 1, SpmmAlgorithm::merge_based);
+    expect_close_to_cpu(A, x, 1, first);
+    const auto second = run_gpu(A, x, 1, SpmmAlgorithm::merge_based);
+    ASSERT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(T)));
+  }
+}
+
 TYPED_TEST(SpmmGpu, SpmvAndResidualMatchCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
