@@ -251,10 +251,13 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const std::int64_t chunk = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   const std::int64_t first = chunk * segments_per_chunk;
   if (first >= segments) return;
-  const std::int64_t last = first + segments_per_chunk;
   const index_t row = carry_rows[first];
-  bool one_row = row >= 0 && last <= segments;
-  for (std::int64_t s = first + 1; one_row && s < last; ++s) one_row = carry_rows[s] == row;
+  bool one_row = row >= 0 && first + segments_per_chunk <= segments;
+  // Fixed trip counts, so each loop's loads are all in flight at once.
+  if (one_row) {
+#pragma unroll
+    for (int i = 1; i < segments_per_chunk; ++i) one_row &= carry_rows[first + i] == row;
+  }
   if (threadIdx.x % L == 0 && blockIdx.y == 0) chunk_rows[chunk] = one_row ? row : -1;
   if (!one_row) return;
   const index_t first_column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % L;
@@ -263,7 +266,8 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     const index_t c = first_column + r * L;
     if (!Exact && c >= k) continue;
     T total = T(0);
-    for (std::int64_t s = first; s < last; ++s) total += carries[s * k + c];
+#pragma unroll
+    for (int i = 0; i < segments_per_chunk; ++i) total += carries[(first + i) * k + c];
     chunk_sums[chunk * k + c] = total;
   }
 }
