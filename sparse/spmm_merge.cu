@@ -237,6 +237,8 @@ __global__ void __launch_bounds__(VectorTile::threads)
 
 // Consecutive segments per chunk of carries (merge_chunk_sums).
 constexpr int segments_per_chunk = 32;
+// Carries merge_fix_up reads at once between chunk starts.
+constexpr int fix_up_batch = 8;
 
 // Threads: a group of L lanes per chunk of segments_per_chunk consecutive
 // segments, columns as in merge_walk. A chunk whose segments all carry one row
@@ -293,17 +295,43 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   T total[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) total[r] = T(0);
-  std::int64_t s = segment;
-  while (s < segments && carry_rows[s] == row) {
+  // s is in the run at the top of each round.
+  for (std::int64_t s = segment;;) {
     const std::int64_t chunk = s / segments_per_chunk;
-    const bool whole_chunk = s % segments_per_chunk == 0 && chunk_rows[chunk] == row;
-    const T* carry = whole_chunk ? chunk_sums + chunk * k : carries + s * k;
+    if (s % segments_per_chunk == 0 && chunk_rows[chunk] == row) {
+      const T* sum = chunk_sums + chunk * k;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const index_t c = first_column + r * L;
-      if (Exact || c < k) total[r] += carry[c];
+      for (int r = 0; r < R; ++r) {
+        const index_t c = first_column + r * L;
+        if (Exact || c < k) total[r] += sum[c];
+      }
+      s += segments_per_chunk;
+    } else {
+      // Single segments up to the next chunk start: fix_up_batch rows and
+      // carries read at once, not one dependent load after another.
+      index_t ahead[fix_up_batch];
+#pragma unroll
+      for (int i = 0; i < fix_up_batch; ++i) ahead[i] = s + i < segments ? carry_rows[s + i] : -1;
+      int taken = 1;
+      bool open = true;
+#pragma unroll
+      for (int i = 1; i < fix_up_batch; ++i) {
+        open = open && (s + i) % segments_per_chunk != 0 && ahead[i] == row;
+        taken += open;
+      }
+#pragma unroll
+      for (int i = 0; i < fix_up_batch; ++i) {
+        if (i >= taken) break;
+        const T* carry = carries + (s + i) * k;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const index_t c = first_column + r * L;
+          if (Exact || c < k) total[r] += carry[c];
+        }
+      }
+      s += taken;
     }
-    s += whole_chunk ? segments_per_chunk : 1;
+    if (s >= segments || carry_rows[s] != row) break;
   }
   T* y = Y + std::int64_t(row) * k;
 #pragma unroll
