@@ -8,6 +8,9 @@
 #include <cmath>
 #include <type_traits>
 #include <variant>
+#include <vector>
+
+#include "sparse/transpose.hpp"
 
 namespace binamg {
 namespace {
@@ -22,23 +25,30 @@ bool is_symmetric(const CsrMatrix<T>& A) {
   // itself; so A_ij and A_ji are compared a few hundred ulps wide relative to the
   // entries and to √|a_ii a_jj|, the scale of the terms (the Cholesky factor sees
   // only the lower triangle, so such a difference is not a different matrix).
+  // Row i of A and row i of Aᵀ (column i of A), both sorted, are merged: each
+  // pair is found in one pass (a search per entry took 1.7 ms for 272 rows of
+  // about 100 entries on the H100 machine's host, more than the factorisation).
   const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
-  auto entry = [&](index_t i, index_t j) {
-    const auto begin = A.col_idx.begin() + A.row_ptr[i];
-    const auto end = A.col_idx.begin() + A.row_ptr[i + 1];
-    const auto it = std::lower_bound(begin, end, j);
-    return (it != end && *it == j) ? double(A.values[it - A.col_idx.begin()]) : 0.0;
-  };
-  std::vector<double> diagonal(A.rows);
-  for (index_t i = 0; i < A.rows; ++i) diagonal[i] = std::abs(entry(i, i));
+  const CsrMatrix<T> At = transpose(A);
+  std::vector<double> diagonal(A.rows, 0.0);
   for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      const index_t j = A.col_idx[k];
-      const double value = A.values[k], transposed = entry(j, i);
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+      if (A.col_idx[k] == i) diagonal[i] = std::abs(double(A.values[k]));
+  for (index_t i = 0; i < A.rows; ++i) {
+    index_t k = A.row_ptr[i], t = At.row_ptr[i];
+    const index_t k_end = A.row_ptr[i + 1], t_end = At.row_ptr[i + 1];
+    while (k < k_end || t < t_end) {
+      // The next column of either row; the other side holds 0 there if it lacks it.
+      const index_t j = t == t_end || (k < k_end && A.col_idx[k] < At.col_idx[t])
+                            ? A.col_idx[k]
+                            : At.col_idx[t];
+      const double value = k < k_end && A.col_idx[k] == j ? double(A.values[k++]) : 0.0;
+      const double transposed = t < t_end && At.col_idx[t] == j ? double(At.values[t++]) : 0.0;
       const double scale =
           std::abs(value) + std::abs(transposed) + std::sqrt(diagonal[i] * diagonal[j]);
       if (std::abs(value - transposed) > eps * scale) return false;
     }
+  }
   return true;
 }
 

@@ -65,6 +65,55 @@ TYPED_TEST(CoarseSolve, SolvesNonsymmetricSystemWithLu) {
   EXPECT_LT(relative_residual(A, x, b), tolerance<T>());
 }
 
+// A copy of A with `value` stored at (row, column): replaced if present,
+// inserted in column order if not.
+template <typename T>
+CsrMatrix<T> with_entry(const CsrMatrix<T>& A, index_t row, index_t column, T value) {
+  CsrMatrix<T> B;
+  B.rows = A.rows;
+  B.cols = A.cols;
+  B.row_ptr.assign(1, 0);
+  for (index_t i = 0; i < A.rows; ++i) {
+    bool placed = i != row;
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      if (!placed && A.col_idx[k] >= column) {
+        B.col_idx.push_back(column);
+        B.values.push_back(value);
+        placed = true;
+        if (A.col_idx[k] == column) continue;
+      }
+      B.col_idx.push_back(A.col_idx[k]);
+      B.values.push_back(A.values[k]);
+    }
+    if (!placed) {
+      B.col_idx.push_back(column);
+      B.values.push_back(value);
+    }
+    B.row_ptr.push_back(B.nnz());
+  }
+  return B;
+}
+
+// The symmetry test pairs A_ij with A_ji over the union of both patterns: an
+// explicit zero without a mirror entry and a difference of rounding size keep
+// Cholesky; a real difference, or a nonzero without a mirror, takes LU.
+TYPED_TEST(CoarseSolve, SymmetryIgnoresRoundingAndUnmirroredZeros) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_5, 9);  // A(0, 1) = A(1, 0) = -1
+  const T rounding = T(-1) + std::numeric_limits<T>::epsilon();
+  const auto method = [](const CsrMatrix<T>& M) {
+    CoarseSolver<T> solver;
+    solver.factor(M);
+    return solver.method();
+  };
+  EXPECT_EQ(method(with_entry(A, 0, 40, T(0))), "dense-llt");
+  EXPECT_EQ(method(with_entry(A, 40, 0, T(0))), "dense-llt");
+  EXPECT_EQ(method(with_entry(A, 1, 0, rounding)), "dense-llt");
+  EXPECT_EQ(method(with_entry(A, 1, 0, T(-1.01))), "dense-lu");
+  EXPECT_EQ(method(with_entry(A, 0, 40, T(0.01))), "dense-lu");
+  EXPECT_EQ(method(with_entry(A, 80, 3, T(0.01))), "dense-lu");
+}
+
 TYPED_TEST(CoarseSolve, LargeSystemUsesSparseFactorisation) {
   using T = TypeParam;
   const auto A = poisson<T>(Stencil::poisson2d_5, 70);  // 4900 rows > dense_limit
