@@ -121,7 +121,9 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   }
 }
 
-// k = 1: a block per tile of the path, its threads walking items each.
+// k = 1: a block per tile of the path, its threads walking items each. 256 × 4
+// was the fastest of 128 × 8, 128 × 16, 256 × 2 and 512 × 2 on R-MAT, hub rows
+// and stencils (bench/results/2026-11-24-h100-spmv-merge-tiles.md).
 struct VectorTile {
   static constexpr int threads = 256;
   static constexpr int items = 4;
