@@ -16,7 +16,10 @@ namespace {
 // irregular suite (bench/results/2026-11-24-h100-spmm-irregular.md) row_split
 // also won at means 76 and 96 (no row far past the mean). The mean
 // does not separate the cases merge_based wins (R-MAT, hub rows: by 2-7x); the
-// longest row does (spmm_algorithm_for).
+// longest row does (spmm_algorithm_for). The tiled k = 1 merge kernel kept that
+// split (bench/results/2026-11-24-h100-spmm-fix-up-batch.jsonl): row_split
+// 1.3-1.6x faster on the stencils, banded and 3-dof rows, merge_based 1.6-5.4x
+// on R-MAT and hub rows.
 constexpr double merge_below_mean_row_length = 0.0;
 
 }  // namespace
