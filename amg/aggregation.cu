@@ -159,8 +159,12 @@ __device__ int read_volatile(const int* value) { return *static_cast<const volat
 // The flag of round r is undecided_left[r % 3]: block 0 clears the one round
 // r + 1 sets while round r's is being set, and every thread has read the one it
 // clears (round r - 2's) two barriers ago. Slot 0 is zero at launch.
+// Threads per block of mis2_rounds: the largest block, so that the fewest blocks
+// arrive at each grid barrier (a round's floor on the late, nearly empty rounds).
+constexpr int mis2_round_threads = 1024;
+
 template <int L>
-__global__ void __launch_bounds__(row_split::threads)
+__global__ void __launch_bounds__(mis2_round_threads)
     mis2_rounds(index_t n, const index_t* __restrict__ row_ptr,
                 const index_t* __restrict__ col_idx, std::uint8_t* state, std::uint64_t* max1,
                 std::uint8_t* needs_max, int* undecided_left) {
@@ -357,16 +361,16 @@ struct Mis2Aggregator {
     }
   }
 
-  // Launches kernel(arguments...) cooperatively on `grid` blocks.
+  // Launches kernel(arguments...) cooperatively on `grid` blocks of `threads`.
   template <typename... Parameters, typename... Arguments>
-  void launch_cooperative(void (*kernel)(Parameters...), unsigned grid, Arguments... arguments) {
+  void launch_cooperative(void (*kernel)(Parameters...), unsigned grid, int threads,
+                          Arguments... arguments) {
     std::tuple<Parameters...> values{arguments...};
     std::apply(
         [&](auto&... value) {
           void* pointers[] = {&value...};
-          BINAMG_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid),
-                                                        dim3(row_split::threads), pointers, 0,
-                                                        stream));
+          BINAMG_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(threads),
+                                                        pointers, 0, stream));
         },
         values);
   }
@@ -381,12 +385,13 @@ struct Mis2Aggregator {
       BINAMG_CUDA_CHECK(cudaGetDevice(&device));
       BINAMG_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
       BINAMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks_per_sm, mis2_rounds<L>, row_split::threads, 0));
+          &blocks_per_sm, mis2_rounds<L>, mis2_round_threads, 0));
       resident_blocks = static_cast<unsigned>(blocks_per_sm) * sm_count;
     }
-    const unsigned grid = std::min(row_split::blocks(n, L), resident_blocks);
+    const unsigned grid =
+        std::min(blocks_for(std::int64_t(n) * L, mis2_round_threads), resident_blocks);
     BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided_left.data(), 0, sizeof(int) * 3, stream));
-    launch_cooperative(mis2_rounds<L>, grid, n, row_ptr, col_idx, state.data(), max1.data(),
+    launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx, state.data(), max1.data(),
                        needs_max.data(), undecided_left.data());
   }
 
