@@ -257,11 +257,9 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   if (first >= segments) return;
   const index_t row = carry_rows[first];
   bool one_row = row >= 0 && first + segments_per_chunk <= segments;
-  // Fixed trip counts, so each loop's loads are all in flight at once.
-  if (one_row) {
-#pragma unroll
-    for (int i = 1; i < segments_per_chunk; ++i) one_row &= carry_rows[first + i] == row;
-  }
+  // Most chunks hold several rows and leave at their first change of row (a
+  // fixed-count check of all 32 took 5.7 against 3.7 µs per SpMV on R-MAT).
+  for (int i = 1; one_row && i < segments_per_chunk; ++i) one_row = carry_rows[first + i] == row;
   if (threadIdx.x % L == 0 && blockIdx.y == 0) chunk_rows[chunk] = one_row ? row : -1;
   if (!one_row) return;
   const index_t first_column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x % L;
@@ -270,6 +268,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     const index_t c = first_column + r * L;
     if (!Exact && c >= k) continue;
     T total = T(0);
+    // A fixed trip count: the chunk's 32 carries load at once.
 #pragma unroll
     for (int i = 0; i < segments_per_chunk; ++i) total += carries[(first + i) * k + c];
     chunk_sums[chunk * k + c] = total;
