@@ -72,4 +72,8 @@ void row_split_vector(const DeviceCsr<T>& A, const T* x, const T* b, T* y, cudaS
 template <typename T>
 void merge_based(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream);
 
+/// y = A x, merge-based in tiles of a block (sparse/spmv_merge.cu); A has rows.
+template <typename T>
+void merge_based_vector(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream);
+
 }  // namespace binamg::spmm_detail
