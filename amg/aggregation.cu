@@ -146,6 +146,10 @@ __device__ bool update_state(index_t i, const index_t* __restrict__ row_ptr,
 // A flag other blocks set before the last grid barrier.
 __device__ int read_volatile(const int* value) { return *static_cast<const volatile int*>(value); }
 
+// Threads per block of mis2_rounds: the largest block, so that the fewest blocks
+// arrive at each grid barrier (a round's floor on the late, nearly empty rounds).
+constexpr int mis2_round_threads = 1024;
+
 // The whole MIS-2 of a pass in one cooperative launch: rounds of (M1, grid
 // barrier, state updates, grid barrier) until a round leaves no node undecided,
 // with no host round trip (on the coarse levels a round is a few µs of work, less
@@ -159,10 +163,6 @@ __device__ int read_volatile(const int* value) { return *static_cast<const volat
 // The flag of round r is undecided_left[r % 3]: block 0 clears the one round
 // r + 1 sets while round r's is being set, and every thread has read the one it
 // clears (round r - 2's) two barriers ago. Slot 0 is zero at launch.
-// Threads per block of mis2_rounds: the largest block, so that the fewest blocks
-// arrive at each grid barrier (a round's floor on the late, nearly empty rounds).
-constexpr int mis2_round_threads = 1024;
-
 template <int L>
 __global__ void __launch_bounds__(mis2_round_threads)
     mis2_rounds(index_t n, const index_t* __restrict__ row_ptr,
@@ -391,8 +391,8 @@ struct Mis2Aggregator {
     const unsigned grid =
         std::min(blocks_for(std::int64_t(n) * L, mis2_round_threads), resident_blocks);
     BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided_left.data(), 0, sizeof(int) * 3, stream));
-    launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx, state.data(), max1.data(),
-                       needs_max.data(), undecided_left.data());
+    launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx,
+                       state.data(), max1.data(), needs_max.data(), undecided_left.data());
   }
 
   // aggregate_unaggregated on the CPU: returns the number of new aggregates.

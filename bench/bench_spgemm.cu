@@ -93,11 +93,8 @@ void run_suite(cusparseHandle_t handle, bool quick, bool poisson_only) {
            poisson<T>(stencil, n));
   }
   if (poisson_only) return;
-  square(handle, "rmat-s" + std::to_string(quick ? 12 : 18),
-         rmat<T>(quick ? 12 : 18, 8, 0.57, 0.19, 0.19, 42));
-  square(handle, "random-hubs", random_with_hubs<T>(quick ? 1 << 12 : 1 << 18, 8, 4, 43));
-  square(handle, "banded-64-128", banded<T>(quick ? 1 << 12 : 1 << 16, 64, 128, 44));
-  square(handle, "block27-3dof", block_stencil_27<T>(quick ? 8 : 32, 3, 45));
+  for (const auto& matrix : irregular_suite<T>(quick))
+    square(handle, matrix.name, matrix.generate());
   const std::filesystem::path shared = "../shared/matrices";
   if (!quick && std::filesystem::is_directory(shared)) {
     for (const auto& entry : std::filesystem::directory_iterator(shared)) {

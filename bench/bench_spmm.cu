@@ -188,16 +188,8 @@ int main(int argc, char** argv) {
       const std::string name = std::string(stencil_name(stencil)) + "-" + std::to_string(n);
       if (wanted(name)) run_problem(name, "stencils", poisson<T>(stencil, n), bandwidth);
     }
-    // The generators (and seeds) of bench_spgemm's suite.
-    if (wanted("rmat-s18"))
-      run_problem("rmat-s18", "irregular", bench::rmat<T>(18, 8, 0.57, 0.19, 0.19, 42), bandwidth);
-    if (wanted("random-hubs"))
-      run_problem("random-hubs", "irregular", bench::random_with_hubs<T>(1 << 18, 8, 4, 43),
-                  bandwidth);
-    if (wanted("banded-64-128"))
-      run_problem("banded-64-128", "irregular", bench::banded<T>(1 << 16, 64, 128, 44), bandwidth);
-    if (wanted("block27-3dof"))
-      run_problem("block27-3dof", "irregular", bench::block_stencil_27<T>(32, 3, 45), bandwidth);
+    for (const auto& matrix : bench::irregular_suite<T>())
+      if (wanted(matrix.name)) run_problem(matrix.name, "irregular", matrix.generate(), bandwidth);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_spmm: %s\n", error.what());
     return 1;

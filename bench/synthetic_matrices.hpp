@@ -6,7 +6,9 @@
 // entry-by-entry check against the peer is a pure rounding comparison).
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -118,6 +120,26 @@ CsrMatrix<T> block_stencil_27(index_t g, int dof, std::uint64_t seed) {
             }
   const index_t n = g * g * g * dof;
   return csr_from_pattern<T>(n, n, std::move(entries), seed);
+}
+
+/// One matrix of the suite: its name and its generator (run when needed).
+template <typename T>
+struct SuiteMatrix {
+  std::string name;
+  std::function<CsrMatrix<T>()> generate;
+};
+
+/// BENCH.md's irregular suite with its fixed parameters and seeds, the same in
+/// every benchmark; `quick` gives smaller instances of the same shapes.
+template <typename T>
+std::vector<SuiteMatrix<T>> irregular_suite(bool quick = false) {
+  const int scale = quick ? 12 : 18;
+  return {
+      {"rmat-s" + std::to_string(scale), [=] { return rmat<T>(scale, 8, 0.57, 0.19, 0.19, 42); }},
+      {"random-hubs", [=] { return random_with_hubs<T>(quick ? 1 << 12 : 1 << 18, 8, 4, 43); }},
+      {"banded-64-128", [=] { return banded<T>(quick ? 1 << 12 : 1 << 16, 64, 128, 44); }},
+      {"block27-3dof", [=] { return block_stencil_27<T>(quick ? 8 : 32, 3, 45); }},
+  };
 }
 
 }  // namespace binamg::bench

@@ -7,22 +7,6 @@
 #include "sparse/spmv.hpp"
 
 namespace binamg {
-namespace {
-
-// Mean row length (nnz/rows) below which merge_based is chosen. Measured on the
-// H100 (bench/results/2026-11-22-h100-spmm.md): over the stencils (mean 5.0,
-// 6.9, 26.5) and k = 1, 8, 32, 64, row_split won 11 of 12 cases (merge_based
-// only at mean 5.0, k = 32, by 11%), so no crossover lies above 5, and on the
-// irregular suite (bench/results/2026-11-24-h100-spmm-irregular.md) row_split
-// also won at means 76 and 96 (no row far past the mean). The mean
-// does not separate the cases merge_based wins (R-MAT, hub rows: by 2-7x); the
-// longest row does (spmm_algorithm_for). The tiled k = 1 merge kernel kept that
-// split (bench/results/2026-11-24-h100-spmm-fix-up-batch.jsonl): row_split
-// 1.3-1.6x faster on the stencils, banded and 3-dof rows, merge_based 1.6-5.4x
-// on R-MAT and hub rows.
-constexpr double merge_below_mean_row_length = 0.0;
-
-}  // namespace
 
 namespace spmm_detail {
 
@@ -45,13 +29,21 @@ void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, c
 
 }  // namespace spmm_detail
 
+// The longest row decides, not the mean. Measured on the H100: over the
+// stencils (mean 5.0, 6.9, 26.5) and k = 1, 8, 32, 64, row_split won 11 of 12
+// cases (merge_based only at mean 5.0, k = 32, by 11%;
+// bench/results/2026-11-22-h100-spmm.md), and on the irregular suite it also won
+// at means 76 and 96 (no row far past the mean), while merge_based won by 2-7x
+// on R-MAT and hub rows (bench/results/2026-11-24-h100-spmm-irregular.md). The
+// tiled k = 1 merge kernel kept that split
+// (bench/results/2026-11-24-h100-spmm-fix-up-batch.jsonl): row_split 1.3-1.6x
+// faster on the stencils, banded and 3-dof rows, merge_based 1.6-5.4x on R-MAT
+// and hub rows.
 SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k) {
   const int lanes = k == 1 ? row_stream::long_row_lanes : block_row_split::lanes_of_shape(k);
-  if (max_row_length > row_split::long_row_length(rows, nnz, lanes))
-    return SpmmAlgorithm::merge_based;
-  const double mean = rows > 0 ? double(nnz) / rows : 0;
-  return mean < merge_below_mean_row_length ? SpmmAlgorithm::merge_based
-                                            : SpmmAlgorithm::row_split;
+  return max_row_length > row_split::long_row_length(rows, nnz, lanes)
+             ? SpmmAlgorithm::merge_based
+             : SpmmAlgorithm::row_split;
 }
 
 const char* spmm_algorithm_name(SpmmAlgorithm algorithm) {

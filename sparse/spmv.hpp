@@ -46,8 +46,7 @@ enum class SpmmAlgorithm {
 /// The heuristic behind `automatic`, measured on the H100 (bench/bench_spmm.cu,
 /// bench/results/*spmm*): merge_based when the longest row (max_row_length, -1
 /// if unknown) is one that row_split would hand to a whole thread block, far
-/// past the mean (the hubs of a power-law graph), or when the mean row length
-/// nnz/rows is below a threshold; row_split otherwise.
+/// past the mean (the hubs of a power-law graph); row_split otherwise.
 SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k);
 const char* spmm_algorithm_name(SpmmAlgorithm algorithm);
 

@@ -2,11 +2,8 @@
 // layout for the merge path of sparse/merge_path.cuh.
 #include <cub/block/block_scan.cuh>
 
-#include <cstdint>
-
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
-#include "core/launch.hpp"
 #include "sparse/merge_path.cuh"
 #include "sparse/spmm_kernels.hpp"
 
