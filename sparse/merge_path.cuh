@@ -6,7 +6,8 @@
 // Cutting that path into pieces of equal length (segments of a lane group for
 // k > 1, tiles of a block for k = 1) gives each the same work however the row
 // lengths vary. A row cut by a boundary leaves a partial sum (a carry) that
-// add_carries adds to Y in path order, so the result is deterministic.
+// add_carries (k > 1) or spmv_merge.cu's add_vector_carries (k = 1) adds to Y
+// in path order, so the result is deterministic.
 #include <cuda_runtime.h>
 
 #include <cstdint>

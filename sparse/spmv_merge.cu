@@ -2,6 +2,8 @@
 // layout for the merge path of sparse/merge_path.cuh.
 #include <cub/block/block_scan.cuh>
 
+#include <cstdint>
+
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "sparse/merge_path.cuh"
@@ -12,11 +14,15 @@ namespace {
 
 // k = 1: a block per tile of the path, its threads walking items each. 256 × 4
 // was the fastest of 128 × 8, 128 × 16, 256 × 2 and 512 × 2 on R-MAT, hub rows
-// and stencils (bench/results/2026-11-24-h100-spmv-merge-tiles.md).
+// and stencils (bench/results/2026-11-24-h100-spmv-merge-tiles.md). The tile
+// kernel is latency-bound: 6 blocks per SM (40 registers, a few bytes spilled)
+// beat the 5 that 48 registers allow by 3-8% in ncu, but 7 or 8 were slower
+// (bench/results/2026-11-24-h100-spmv-vector-carries.md).
 struct VectorTile {
   static constexpr int threads = 256;
   static constexpr int items = 4;
   static constexpr int steps = threads * items;
+  static constexpr int blocks_per_sm = 6;
 };
 
 /// A partial sum of one row: what a thread leaves open at its end.
@@ -45,9 +51,9 @@ struct AddWithinRow {
 // straight to y; the first also holds the partials of the threads before it
 // that share that row, which a block-wide segmented scan of (row, partial)
 // hands it in a fixed tree order. The tile's open row is its carry (as in
-// spmm_merge.cu's merge_walk), added by add_carries.
+// spmm_merge.cu's merge_walk), added by add_vector_carries.
 template <typename T>
-__global__ void __launch_bounds__(VectorTile::threads)
+__global__ void __launch_bounds__(VectorTile::threads, VectorTile::blocks_per_sm)
     merge_tile_vector(index_t rows, const PathPoint* __restrict__ boundaries,
                       const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                       const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y,
@@ -126,6 +132,70 @@ __global__ void __launch_bounds__(VectorTile::threads)
   }
 }
 
+// Tiles whose carries a warp of add_vector_carries reads per round of a run
+// that continues past its chunk.
+constexpr int carry_rounds = 8;
+
+// Threads: a warp per chunk of 32 consecutive tiles; k = 1 only. Adds each run
+// of tiles carrying the same row to y in one kernel (merge_chunk_sums and
+// merge_fix_up, for any k, take two). The lane where a run starts sums the run's
+// carries inside the chunk in tile order. A run still open at the chunk's end
+// is continued by the whole warp, 32 · carry_rounds carries a round: the
+// carries of one row are consecutive, so a tile belongs to the run exactly
+// when it carries the run's row. Every sum has a fixed order and no two lanes
+// touch the same row, so the bits repeat.
+template <typename T>
+__global__ void __launch_bounds__(VectorTile::threads)
+    add_vector_carries(index_t tiles, const index_t* __restrict__ carry_rows,
+                       const T* __restrict__ carries, T* __restrict__ y) {
+  constexpr unsigned all = 0xffffffffu;
+  const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * 32;
+  if (first >= tiles) return;  // a whole warp leaves together
+  const int lane = threadIdx.x % 32;
+  const std::int64_t tile = first + lane;
+  const index_t row = tile < tiles ? carry_rows[tile] : -1;
+  const T carry = row >= 0 ? carries[tile] : T(0);
+  index_t previous = __shfl_up_sync(all, row, 1);
+  if (lane == 0) previous = first > 0 ? carry_rows[first - 1] : -1;
+  index_t next = __shfl_down_sync(all, row, 1);
+  if (lane == 31) next = first + 32 < tiles ? carry_rows[first + 32] : -1;
+  const bool starts = row >= 0 && row != previous;
+  const unsigned ends = __ballot_sync(all, row != next || lane == 31);
+  const int last = lane + __ffs(ends >> lane) - 1;  // the run's last lane in the chunk
+  T sum = T(0);
+  for (int i = 0; i < 32; ++i) {
+    const T c = __shfl_sync(all, carry, i);
+    if (starts && i >= lane && i <= last) sum += c;
+  }
+  // The run that holds lane 31 goes on past the chunk: continued here if it
+  // started here (otherwise the warp of its start continues it).
+  const unsigned start_lanes = __ballot_sync(all, starts);
+  const index_t open_row = __shfl_sync(all, row, 31);
+  const bool continued = start_lanes != 0 && open_row >= 0 &&
+                         __shfl_sync(all, next, 31) == open_row &&
+                         __shfl_sync(all, row, 31 - __clz(start_lanes)) == open_row;
+  T beyond = T(0);
+  for (std::int64_t base = first + 32; continued;) {
+    index_t rows[carry_rounds];
+#pragma unroll
+    for (int b = 0; b < carry_rounds; ++b) {
+      const std::int64_t t = base + b * 32 + lane;
+      rows[b] = t < tiles ? carry_rows[t] : -1;
+    }
+    T part = T(0);
+#pragma unroll
+    for (int b = 0; b < carry_rounds; ++b)
+      if (rows[b] == open_row) part += carries[base + b * 32 + lane];
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) part += __shfl_down_sync(all, part, offset);
+    beyond += part;  // lane 0's is the round's total
+    if (__shfl_sync(all, rows[carry_rounds - 1], 31) != open_row) break;
+    base += 32 * carry_rounds;
+  }
+  beyond = __shfl_sync(all, beyond, 0);
+  if (starts) y[row] += row == open_row && continued ? sum + beyond : sum;
+}
+
 }  // namespace
 
 template <typename T>
@@ -138,7 +208,9 @@ void merge_based_vector(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t st
       A.rows, boundaries.data(), A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y,
       carries.data(), carry_rows.data());
   BINAMG_CHECK_LAUNCH();
-  add_carries<T, 1, 1, true>(1, tiles, carry_rows.data(), carries.data(), y, stream);
+  add_vector_carries<T><<<blocks_for(tiles, VectorTile::threads), VectorTile::threads, 0,
+                          stream>>>(tiles, carry_rows.data(), carries.data(), y);
+  BINAMG_CHECK_LAUNCH();
 }
 
 template void merge_based_vector<float>(const DeviceCsr<float>&, const float*, float*,

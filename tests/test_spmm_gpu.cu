@@ -114,13 +114,15 @@ TYPED_TEST(SpmmGpu, BothKernelsAreBitwiseReproducible) {
 }
 
 // merge_based SpMV (k = 1) works in tiles of a whole block: two dense rows of
-// 150000 entries span over a hundred tiles each (their carries added in chunks
-// of 32 tiles), and power-law rows end anywhere in a tile and in a thread's
-// part of it. The same bits come back on a second run.
+// 150000 entries span over a hundred tiles each, two of 700000 over 680 (runs
+// of carries that go on past their chunk of 32 tiles for several rounds, one
+// starting inside a chunk), and power-law rows end anywhere in a tile and in a
+// thread's part of it. The same bits come back on a second run.
 TYPED_TEST(SpmmGpu, MergeBasedSpmvSumsRowsAcrossTilesReproducibly) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   const RandomMatrixShape vector_shapes[] = {{400, 150000, 5, 0.1, 2, false},
+                                             {100, 700000, 3, 0.0, 2, false},
                                              {20000, 20000, 8, 0.05, 0, true}};
   std::uint64_t seed = 300;
   for (const auto& shape : vector_shapes) {
