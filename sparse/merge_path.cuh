@@ -165,19 +165,35 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   }
 }
 
-/// Segments (or tiles) of `steps` path steps each, and their boundaries.
+/// A merge-based product's storage: the path cut into segments (or tiles) of
+/// `steps` steps, their boundaries, and each segment's carry (k values) and
+/// carry row (-1 where none). All of it is allocated before the first launch,
+/// so the kernels follow one another without host work between them.
+template <typename T>
+struct MergePath {
+  MergePath(const DeviceCsr<T>& A, index_t steps, index_t k, cudaStream_t stream)
+      : steps(steps),
+        segments(checked_index((std::int64_t(A.rows) + A.nnz + steps - 1) / steps,
+                               "spmm merge segments")),
+        boundaries(std::size_t(segments) + 1, stream, "spmm merge path"),
+        carries(std::size_t(segments) * k, stream, "spmm merge carries"),
+        carry_rows(segments, stream, "spmm merge carry rows") {}
+
+  index_t steps;
+  index_t segments;
+  DeviceBuffer<PathPoint> boundaries;
+  DeviceBuffer<T> carries;
+  DeviceBuffer<index_t> carry_rows;
+};
+
+/// Searches the boundaries of `path`'s segments, Lanes threads each.
 template <int Lanes, typename T>
-index_t search_path(const DeviceCsr<T>& A, index_t steps, DeviceBuffer<PathPoint>& boundaries,
-                    cudaStream_t stream) {
-  const std::int64_t path = std::int64_t(A.rows) + A.nnz;
-  const index_t segments = checked_index((path + steps - 1) / steps, "spmm merge segments");
-  boundaries = DeviceBuffer<PathPoint>(std::size_t(segments) + 1, stream, "spmm merge path");
+void search_path(const DeviceCsr<T>& A, MergePath<T>& path, cudaStream_t stream) {
   merge_path_search<Lanes>
-      <<<blocks_for((std::int64_t(segments) + 1) * Lanes, SpmmPolicy::threads),
-         SpmmPolicy::threads, 0, stream>>>(A.rows, A.nnz, segments, steps, A.row_ptr.data(),
-                                           boundaries.data());
+      <<<blocks_for((std::int64_t(path.segments) + 1) * Lanes, SpmmPolicy::threads),
+         SpmmPolicy::threads, 0, stream>>>(A.rows, A.nnz, path.segments, path.steps,
+                                           A.row_ptr.data(), path.boundaries.data());
   BINAMG_CHECK_LAUNCH();
-  return segments;
 }
 
 /// Adds the segments' carries to Y (merge_chunk_sums, then merge_fix_up).

@@ -76,19 +76,17 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 
 template <typename T, int L, int R, bool Exact>
 void launch_merge(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
-  DeviceBuffer<PathPoint> boundaries;
-  const index_t segments =
-      search_path<1>(A, merge_segment_steps(A.rows, A.nnz), boundaries, stream);
-  DeviceBuffer<T> carries(std::size_t(segments) * k, stream, "spmm merge carries");
-  DeviceBuffer<index_t> carry_rows(segments, stream, "spmm merge carry rows");
-  const dim3 grid(blocks_for(std::int64_t(segments) * L, SpmmPolicy::threads),
+  MergePath<T> path(A, merge_segment_steps(A.rows, A.nnz), k, stream);
+  search_path<1>(A, path, stream);
+  const dim3 grid(blocks_for(std::int64_t(path.segments) * L, SpmmPolicy::threads),
                   static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /
                                         SpmmPolicy::columns_per_pass));
   merge_walk<T, L, R, Exact><<<grid, SpmmPolicy::threads, 0, stream>>>(
-      A.rows, k, segments, boundaries.data(), A.row_ptr.data(), A.col_idx.data(),
-      A.values.data(), X, Y, carries.data(), carry_rows.data());
+      A.rows, k, path.segments, path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(),
+      A.values.data(), X, Y, path.carries.data(), path.carry_rows.data());
   BINAMG_CHECK_LAUNCH();
-  add_carries<T, L, R, Exact>(k, segments, carry_rows.data(), carries.data(), Y, stream);
+  add_carries<T, L, R, Exact>(k, path.segments, path.carry_rows.data(), path.carries.data(), Y,
+                              stream);
 }
 
 template <typename T, int L, int R>

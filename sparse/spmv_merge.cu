@@ -200,16 +200,14 @@ __global__ void __launch_bounds__(VectorTile::threads)
 
 template <typename T>
 void merge_based_vector(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream) {
-  DeviceBuffer<PathPoint> boundaries;
-  const index_t tiles = search_path<32>(A, VectorTile::steps, boundaries, stream);
-  DeviceBuffer<T> carries(tiles, stream, "spmv merge carries");
-  DeviceBuffer<index_t> carry_rows(tiles, stream, "spmv merge carry rows");
-  merge_tile_vector<T><<<tiles, VectorTile::threads, 0, stream>>>(
-      A.rows, boundaries.data(), A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y,
-      carries.data(), carry_rows.data());
+  MergePath<T> path(A, VectorTile::steps, 1, stream);
+  search_path<32>(A, path, stream);
+  merge_tile_vector<T><<<path.segments, VectorTile::threads, 0, stream>>>(
+      A.rows, path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y,
+      path.carries.data(), path.carry_rows.data());
   BINAMG_CHECK_LAUNCH();
-  add_vector_carries<T><<<blocks_for(tiles, VectorTile::threads), VectorTile::threads, 0,
-                          stream>>>(tiles, carry_rows.data(), carries.data(), y);
+  add_vector_carries<T><<<blocks_for(path.segments, VectorTile::threads), VectorTile::threads, 0,
+                          stream>>>(path.segments, path.carry_rows.data(), path.carries.data(), y);
   BINAMG_CHECK_LAUNCH();
 }
 
