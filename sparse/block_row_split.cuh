@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
@@ -118,6 +119,75 @@ __device__ void sum_long_rows(std::int64_t first_row, index_t rows, index_t k, i
     add_over_block<T, L, R>(sum, shared);
     if (threadIdx.x < L) finish(row, sum);
   }
+}
+
+/// Two adjacent columns of a block row, moved by one vector load or store.
+template <typename T>
+struct TwoOf;
+template <>
+struct TwoOf<double> {
+  using type = double2;
+};
+template <>
+struct TwoOf<float> {
+  using type = float2;
+};
+
+/// A gather and an epilogue that also move two adjacent columns at once:
+/// gather.pair(col, c) -> TwoOf<T>::type, epilogue.pair(row, c, sum_c, sum_c+1),
+/// and, on the host, aligned_for_pairs() (their pointers fit the vector type).
+template <typename T, typename Gather, typename Epilogue, typename = void>
+struct TakesPairs : std::false_type {};
+template <typename T, typename Gather, typename Epilogue>
+struct TakesPairs<T, Gather, Epilogue,
+                  std::void_t<decltype(std::declval<const Gather&>().pair(0, 0)),
+                              decltype(std::declval<const Epilogue&>().pair(0, 0, T(), T()))>>
+    : std::true_type {};
+
+// kernel() for an exact shape with R even, its lanes owning column pairs: lane
+// l of a pass takes columns pass_base + q·2L + 2l and the one after (q < R/2),
+// one vector gather and one vector store per pair instead of two scalars. The
+// sums run over the row's nonzeros in the same order, so the bits are those of
+// kernel(). On the H100 (bench/results/2026-11-24-h100-spmm-pairs.md) it took
+// 27-pt 101³ from 250/607/1050 to 240/516/884 µs at k = 8/32/64.
+template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    paired_kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
+                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                  Gather gather, Epilogue epilogue) {
+  static_assert(Exact && R % 2 == 0, "pairs need every column of a pass, two per slot");
+  const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
+  if (row >= rows) return;  // whole groups leave together: rows are per group
+  if (long_row != no_long_rows && row_ptr[row + 1] - row_ptr[row] > long_row) return;
+  const int lane = threadIdx.x % L;
+  const unsigned mask = group_mask<L>();
+  const index_t first_pair = blockIdx.y * SpmmPolicy::columns_per_pass + 2 * lane;
+  T sum[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) sum[r] = T(0);
+  const index_t end = row_ptr[row + 1];
+  for (index_t base = row_ptr[row]; base < end; base += L) {
+    index_t my_column = 0;
+    T my_value = T(0);
+    if (base + lane < end) {
+      my_column = col_idx[base + lane];
+      my_value = values[base + lane];
+    }
+    const int count = min(L, end - base);
+    for (int t = 0; t < count; ++t) {
+      const index_t column = __shfl_sync(mask, my_column, t, L);
+      const T a = __shfl_sync(mask, my_value, t, L);
+#pragma unroll
+      for (int q = 0; q < R / 2; ++q) {
+        const auto x = gather.pair(column, first_pair + q * 2 * L);
+        sum[2 * q] += a * x.x;
+        sum[2 * q + 1] += a * x.y;
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < R / 2; ++q)
+    epilogue.pair(row, first_pair + q * 2 * L, sum[2 * q], sum[2 * q + 1]);
 }
 
 // Each (row, column) sum reaches the epilogue once. A row longer than
@@ -297,8 +367,18 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
                                                      A.values.data(), gather, epilogue, partial);
   } else {
     const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
-    const auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
-                              : kernel<T, L, R, false, Gather, Epilogue>;
+    auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
+                        : kernel<T, L, R, false, Gather, Epilogue>;
+    if constexpr (TakesPairs<T, Gather, Epilogue>::value && R % 2 == 0) {
+      // At R = 8 paired_kernel takes 70 registers (kernel() 48), so 3 blocks
+      // per SM: too few rows in flight where a row is under two chunks of L
+      // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
+      // 1050 -> 884 µs).
+      const bool rows_carry_pairs = R < 8 || A.nnz >= 2 * std::int64_t(L) * A.rows;
+      if (exact && rows_carry_pairs && gather.aligned_for_pairs() &&
+          epilogue.aligned_for_pairs())
+        chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
+    }
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
                                                      A.col_idx.data(), A.values.data(), gather,
                                                      epilogue);
@@ -392,6 +472,12 @@ struct BlockEntry {
   const T* __restrict__ block;
   index_t k;
   __device__ T operator()(index_t col, index_t c) const { return block[std::int64_t(col) * k + c]; }
+  __device__ typename TwoOf<T>::type pair(index_t col, index_t c) const {
+    return *reinterpret_cast<const typename TwoOf<T>::type*>(block + std::int64_t(col) * k + c);
+  }
+  bool aligned_for_pairs() const {
+    return reinterpret_cast<std::uintptr_t>(block) % sizeof(typename TwoOf<T>::type) == 0;
+  }
 };
 
 }  // namespace binamg::block_row_split

@@ -4,6 +4,8 @@
 // group by shuffles while every lane updates its own columns of the row of Y,
 // reading the matching row of X contiguously across the group. k = 1 stages
 // the rows' nonzeros through shared memory instead (sparse/row_stream.cuh).
+#include <cstdint>
+
 #include "core/cuda_check.hpp"
 #include "core/launch.hpp"
 #include "sparse/block_row_split.cuh"
@@ -19,6 +21,13 @@ struct StoreEntry {
   T* __restrict__ Y;
   index_t k;
   __device__ void operator()(index_t row, index_t c, T sum) const { Y[std::int64_t(row) * k + c] = sum; }
+  __device__ void pair(index_t row, index_t c, T first, T second) const {
+    *reinterpret_cast<typename block_row_split::TwoOf<T>::type*>(Y + std::int64_t(row) * k + c) =
+        {first, second};
+  }
+  bool aligned_for_pairs() const {
+    return reinterpret_cast<std::uintptr_t>(Y) % sizeof(typename block_row_split::TwoOf<T>::type) == 0;
+  }
 };
 
 // StoreEntry that also returns X(row, c)·Y(row, c), for the column dots of a
