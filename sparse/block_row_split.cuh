@@ -29,6 +29,31 @@ using row_split::group_mask;
 using row_split::long_rows_of;
 using row_split::no_long_rows;
 
+// visit(column, value) for the nonzeros of `row` in increasing position, on
+// every lane of the row's group of L: the lanes load L of them at once
+// (coalesced) and broadcast each by shuffles. With parts > 1 only chunks part,
+// part + parts, … of L nonzeros.
+template <int L, typename T, typename Visit>
+__device__ void for_each_entry(std::int64_t row, const index_t* __restrict__ row_ptr,
+                               const index_t* __restrict__ col_idx,
+                               const T* __restrict__ values, int part, int parts,
+                               const Visit& visit) {
+  const int lane = threadIdx.x % L;
+  const unsigned mask = group_mask<L>();
+  const index_t begin = row_ptr[row], end = row_ptr[row + 1];
+  for (index_t base = begin + part * L; base < end; base += parts * L) {
+    index_t my_column = 0;
+    T my_value = T(0);
+    if (base + lane < end) {
+      my_column = col_idx[base + lane];
+      my_value = values[base + lane];
+    }
+    const int count = min(L, end - base);
+    for (int t = 0; t < count; ++t)
+      visit(__shfl_sync(mask, my_column, t, L), __shfl_sync(mask, my_value, t, L));
+  }
+}
+
 // Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
 // the pass over columns [64·y, 64·y + 64), lane l owning columns
 // pass_base + l + r·L for r < R. Invariant: each (row, column) sum runs over the
@@ -40,29 +65,15 @@ __device__ void sum_row(std::int64_t row, index_t k, index_t first_column,
                         const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                         const T* __restrict__ values, const Gather& gather, T (&sum)[R],
                         int part = 0, int parts = 1) {
-  const int lane = threadIdx.x % L;
-  const unsigned mask = group_mask<L>();
 #pragma unroll
   for (int r = 0; r < R; ++r) sum[r] = T(0);
-  const index_t begin = row_ptr[row], end = row_ptr[row + 1];
-  for (index_t base = begin + part * L; base < end; base += parts * L) {
-    index_t my_column = 0;
-    T my_value = T(0);
-    if (base + lane < end) {
-      my_column = col_idx[base + lane];
-      my_value = values[base + lane];
-    }
-    const int count = min(L, end - base);
-    for (int t = 0; t < count; ++t) {
-      const index_t column = __shfl_sync(mask, my_column, t, L);
-      const T a = __shfl_sync(mask, my_value, t, L);
+  for_each_entry<L>(row, row_ptr, col_idx, values, part, parts, [&](index_t column, T a) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const index_t c = first_column + r * L;
-        if (Exact || c < k) sum[r] += a * gather(column, c);
-      }
+    for (int r = 0; r < R; ++r) {
+      const index_t c = first_column + r * L;
+      if (Exact || c < k) sum[r] += a * gather(column, c);
     }
-  }
+  });
 }
 
 __device__ inline index_t first_column_of_lane(int lanes) {
@@ -159,32 +170,18 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: rows are per group
   if (long_row != no_long_rows && row_ptr[row + 1] - row_ptr[row] > long_row) return;
-  const int lane = threadIdx.x % L;
-  const unsigned mask = group_mask<L>();
-  const index_t first_pair = blockIdx.y * SpmmPolicy::columns_per_pass + 2 * lane;
+  const index_t first_pair = blockIdx.y * SpmmPolicy::columns_per_pass + 2 * (threadIdx.x % L);
   T sum[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) sum[r] = T(0);
-  const index_t end = row_ptr[row + 1];
-  for (index_t base = row_ptr[row]; base < end; base += L) {
-    index_t my_column = 0;
-    T my_value = T(0);
-    if (base + lane < end) {
-      my_column = col_idx[base + lane];
-      my_value = values[base + lane];
-    }
-    const int count = min(L, end - base);
-    for (int t = 0; t < count; ++t) {
-      const index_t column = __shfl_sync(mask, my_column, t, L);
-      const T a = __shfl_sync(mask, my_value, t, L);
+  for_each_entry<L>(row, row_ptr, col_idx, values, 0, 1, [&](index_t column, T a) {
 #pragma unroll
-      for (int q = 0; q < R / 2; ++q) {
-        const auto x = gather.pair(column, first_pair + q * 2 * L);
-        sum[2 * q] += a * x.x;
-        sum[2 * q + 1] += a * x.y;
-      }
+    for (int q = 0; q < R / 2; ++q) {
+      const auto x = gather.pair(column, first_pair + q * 2 * L);
+      sum[2 * q] += a * x.x;
+      sum[2 * q + 1] += a * x.y;
     }
-  }
+  });
 #pragma unroll
   for (int q = 0; q < R / 2; ++q)
     epilogue.pair(row, first_pair + q * 2 * L, sum[2 * q], sum[2 * q + 1]);
