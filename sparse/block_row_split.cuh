@@ -160,7 +160,8 @@ struct TakesPairs<T, Gather, Epilogue,
 // one vector gather and one vector store per pair instead of two scalars. The
 // sums run over the row's nonzeros in the same order, so the bits are those of
 // kernel(). On the H100 (bench/results/2026-11-24-h100-spmm-pairs.md) it took
-// 27-pt 101³ from 250/607/1050 to 240/516/884 µs at k = 8/32/64.
+// 27-pt 101³ from 250/607/1050 to 240/516/884 µs at k = 8/32/64. Its parameters
+// are kernel()'s (k unused), so that one launch takes either.
 template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
 __global__ void __launch_bounds__(SpmmPolicy::threads)
     paired_kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
