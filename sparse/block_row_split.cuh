@@ -144,6 +144,12 @@ struct TwoOf<float> {
   using type = float2;
 };
 
+/// Whether `block` may be read or written two columns at a time.
+template <typename T>
+bool aligned_for_pairs(const T* block) {
+  return reinterpret_cast<std::uintptr_t>(block) % sizeof(typename TwoOf<T>::type) == 0;
+}
+
 /// A gather and an epilogue that also move two adjacent columns at once:
 /// gather.pair(col, c) -> TwoOf<T>::type, epilogue.pair(row, c, sum_c, sum_c+1),
 /// and, on the host, aligned_for_pairs() (their pointers fit the vector type).
@@ -473,9 +479,7 @@ struct BlockEntry {
   __device__ typename TwoOf<T>::type pair(index_t col, index_t c) const {
     return *reinterpret_cast<const typename TwoOf<T>::type*>(block + std::int64_t(col) * k + c);
   }
-  bool aligned_for_pairs() const {
-    return reinterpret_cast<std::uintptr_t>(block) % sizeof(typename TwoOf<T>::type) == 0;
-  }
+  bool aligned_for_pairs() const { return block_row_split::aligned_for_pairs(block); }
 };
 
 }  // namespace binamg::block_row_split

@@ -19,7 +19,7 @@ struct SpmmPolicy {
   // Merge path: a group walks this many (rows + nonzeros) steps. About twice a
   // mean row, so that carries (one per segment, k values) stay well below Y's size;
   // at least a few steps to pay for the path search.
-  // (k = 1 takes tiles of a whole block instead: spmm_merge.cu.)
+  // (k = 1 takes tiles of a whole block instead: spmv_merge.cu.)
   static constexpr int min_segment_steps = 32;
   static constexpr int max_segment_steps = 1024;
 };

@@ -25,9 +25,7 @@ struct StoreEntry {
     *reinterpret_cast<typename block_row_split::TwoOf<T>::type*>(Y + std::int64_t(row) * k + c) =
         {first, second};
   }
-  bool aligned_for_pairs() const {
-    return reinterpret_cast<std::uintptr_t>(Y) % sizeof(typename block_row_split::TwoOf<T>::type) == 0;
-  }
+  bool aligned_for_pairs() const { return block_row_split::aligned_for_pairs<T>(Y); }
 };
 
 // StoreEntry that also returns X(row, c)·Y(row, c), for the column dots of a
