@@ -57,9 +57,10 @@ __device__ void for_each_entry(std::int64_t row, const index_t* __restrict__ row
 // Threads: a group of L lanes per row (row = global thread / L); blockIdx.y is
 // the pass over columns [64·y, 64·y + 64), lane l owning columns
 // pass_base + l + r·L for r < R. Invariant: each (row, column) sum runs over the
-// row's nonzeros in increasing position, so its bits never vary. Exact: k is a
-// multiple of L·R, so no column needs a bounds check. With parts > 1 the sum
-// covers only chunks part, part + parts, … of L nonzeros (split_rows_kernel).
+// row's nonzeros in increasing position, one fma() each, so its bits never
+// vary. Exact: k is a multiple of L·R, so no column needs a bounds check. With
+// parts > 1 the sum covers only chunks part, part + parts, … of L nonzeros
+// (split_rows_kernel).
 template <typename T, int L, int R, bool Exact, typename Gather>
 __device__ void sum_row(std::int64_t row, index_t k, index_t first_column,
                         const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
@@ -71,7 +72,7 @@ __device__ void sum_row(std::int64_t row, index_t k, index_t first_column,
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const index_t c = first_column + r * L;
-      if (Exact || c < k) sum[r] += a * gather(column, c);
+      if (Exact || c < k) sum[r] = fma(a, gather(column, c), sum[r]);
     }
   });
 }
@@ -161,6 +162,45 @@ struct TakesPairs<T, Gather, Epilogue,
                               decltype(std::declval<const Epilogue&>().pair(0, 0, T(), T()))>>
     : std::true_type {};
 
+// Pair q of a lane whose first pair is column `first_pair`: columns
+// first_pair + q·2L and the one after.
+template <int L>
+__device__ index_t pair_column(index_t first_pair, int q) {
+  return first_pair + q * 2 * L;
+}
+
+// sum[2q], sum[2q + 1] += a · (the lane's pair q of input row `column`), for
+// the R/2 pairs gathered in x. Every kernel here adds a product with fma(), as
+// sum_row does: left to the compiler, a product staged_kernel computed under a
+// condition stayed unfused, and its sums lost the bits of kernel()'s.
+template <typename T, int R>
+__device__ void add_pairs(T a, const typename TwoOf<T>::type (&x)[R / 2], T (&sum)[R]) {
+#pragma unroll
+  for (int q = 0; q < R / 2; ++q) {
+    sum[2 * q] = fma(a, x[q].x, sum[2 * q]);
+    sum[2 * q + 1] = fma(a, x[q].y, sum[2 * q + 1]);
+  }
+}
+
+template <typename T, int L, int R, typename Gather>
+__device__ void gather_pairs(const Gather& gather, index_t column, index_t first_pair,
+                             typename TwoOf<T>::type (&x)[R / 2]) {
+#pragma unroll
+  for (int q = 0; q < R / 2; ++q) x[q] = gather.pair(column, pair_column<L>(first_pair, q));
+}
+
+template <typename T, int L, int R, typename Epilogue>
+__device__ void store_pairs(const Epilogue& epilogue, std::int64_t row, index_t first_pair,
+                            const T (&sum)[R]) {
+#pragma unroll
+  for (int q = 0; q < R / 2; ++q)
+    epilogue.pair(row, pair_column<L>(first_pair, q), sum[2 * q], sum[2 * q + 1]);
+}
+
+__device__ inline index_t first_pair_of_lane(int lanes) {
+  return blockIdx.y * SpmmPolicy::columns_per_pass + 2 * (threadIdx.x % lanes);
+}
+
 // kernel() for an exact shape with R even, its lanes owning column pairs: lane
 // l of a pass takes columns pass_base + q·2L + 2l and the one after (q < R/2),
 // one vector gather and one vector store per pair instead of two scalars. The
@@ -177,21 +217,94 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: rows are per group
   if (long_row != no_long_rows && row_ptr[row + 1] - row_ptr[row] > long_row) return;
-  const index_t first_pair = blockIdx.y * SpmmPolicy::columns_per_pass + 2 * (threadIdx.x % L);
-  T sum[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) sum[r] = T(0);
+  const index_t first_pair = first_pair_of_lane(L);
+  T sum[R] = {};
   for_each_entry<L>(row, row_ptr, col_idx, values, 0, 1, [&](index_t column, T a) {
-#pragma unroll
-    for (int q = 0; q < R / 2; ++q) {
-      const auto x = gather.pair(column, first_pair + q * 2 * L);
-      sum[2 * q] += a * x.x;
-      sum[2 * q + 1] += a * x.y;
-    }
+    typename TwoOf<T>::type x[R / 2];
+    gather_pairs<T, L, R>(gather, column, first_pair, x);
+    add_pairs<T, R>(a, x, sum);
   });
+  store_pairs<T, L, R>(epilogue, row, first_pair, sum);
+}
+
+// Nonzeros staged_kernel stages per pass: 8 loads per thread.
+constexpr int staged_tile = 2048;
+
+// Whether the exact paired shape (L lanes of R columns) takes staged_kernel on
+// a matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
+// else its Depth. The shuffle kernels load L nonzeros of a row per round, so a
+// row of mean length costs mean / L dependent rounds of loads. On the H100
+// (bench/results/2026-11-26-h100-spmm-staged.md) staging paid at L <= 2 on
+// every stencil, and at L = 4 (k = 8) on rows of 16 or more (27-pt) while a
+// block's rows fit one tile on average; past that (banded rows of 96, 3-dof
+// blocks of 81) it cost 4-23%. Rows of 16 or more paid for a second nonzero's
+// gathers in flight. At R >= 4 (k >= 16) the paired kernel was as fast.
+inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  const int depth = mean >= 16 ? 2 : 1;
+  if (R != 2) return 0;
+  if (L <= 2) return depth;
+  const bool fits_a_tile = mean * (SpmmPolicy::threads / L) <= staged_tile;
+  return depth == 2 && fits_a_tile ? depth : 0;
+}
+
+// paired_kernel with the nonzeros of the block's rows staged through shared
+// memory by all its threads (coalesced, several loads in flight per thread, as
+// row_stream.cuh does for k = 1), then each group walks its row from there,
+// every lane issuing the gathers of Depth nonzeros before their multiply-adds.
+// Same order of sums, so the bits of kernel(). No row may be long. Its
+// parameters are kernel()'s (k and long_row unused), so that one launch takes
+// either; its grid is kernel()'s too (a group of L lanes per row).
+template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
+                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                  Gather gather, Epilogue epilogue) {
+  static_assert(R % 2 == 0, "staged rows take pairs");
+  constexpr int groups = SpmmPolicy::threads / L;
+  __shared__ index_t bounds[groups + 1];
+  __shared__ index_t staged_columns[staged_tile];
+  __shared__ T staged_values[staged_tile];
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * groups;
+  const int block_rows = static_cast<int>(std::min<std::int64_t>(groups, rows - first_row));
+  for (int i = threadIdx.x; i <= block_rows; i += SpmmPolicy::threads)
+    bounds[i] = row_ptr[first_row + i];
+  __syncthreads();
+  const index_t block_begin = bounds[0], block_end = bounds[block_rows];
+  const int local_row = threadIdx.x / L;
+  const bool has_row = local_row < block_rows;
+  const index_t begin = has_row ? bounds[local_row] : 0, end = has_row ? bounds[local_row + 1] : 0;
+  const index_t first_pair = first_pair_of_lane(L);
+  T sum[R] = {};
+  for (index_t pass = block_begin; pass < block_end; pass += staged_tile) {
+    const int count = static_cast<int>(min(index_t(staged_tile), block_end - pass));
 #pragma unroll
-  for (int q = 0; q < R / 2; ++q)
-    epilogue.pair(row, first_pair + q * 2 * L, sum[2 * q], sum[2 * q + 1]);
+    for (int j = 0; j < staged_tile / SpmmPolicy::threads; ++j) {
+      const int i = j * SpmmPolicy::threads + threadIdx.x;
+      if (i < count) {
+        staged_columns[i] = col_idx[pass + i];
+        staged_values[i] = values[pass + i];
+      }
+    }
+    __syncthreads();
+    const index_t stop = min(end, pass + count);
+    for (index_t e = max(begin, pass); e < stop; e += Depth) {
+      typename TwoOf<T>::type x[Depth][R / 2];
+      T a[Depth];
+#pragma unroll
+      for (int d = 0; d < Depth; ++d) {
+        if (e + d < stop) {
+          a[d] = staged_values[e + d - pass];
+          gather_pairs<T, L, R>(gather, staged_columns[e + d - pass], first_pair, x[d]);
+        }
+      }
+#pragma unroll
+      for (int d = 0; d < Depth; ++d)
+        if (e + d < stop) add_pairs<T, R>(a[d], x[d], sum);
+    }
+    __syncthreads();  // the tile is free again
+  }
+  if (has_row) store_pairs<T, L, R>(epilogue, first_row + local_row, first_pair, sum);
 }
 
 // Each (row, column) sum reaches the epilogue once. A row longer than
@@ -379,9 +492,15 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
       // 1050 -> 884 µs).
       const bool rows_carry_pairs = R < 8 || A.nnz >= 2 * std::int64_t(L) * A.rows;
-      if (exact && rows_carry_pairs && gather.aligned_for_pairs() &&
-          epilogue.aligned_for_pairs())
-        chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
+      const int depth = long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
+      if (exact && gather.aligned_for_pairs() && epilogue.aligned_for_pairs()) {
+        if (depth == 0 && rows_carry_pairs)
+          chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
+        if constexpr (R == 2) {  // the only shapes staged_depth stages
+          if (depth == 1) chosen = staged_kernel<T, L, R, 1, Gather, Epilogue>;
+          if (depth == 2) chosen = staged_kernel<T, L, R, 2, Gather, Epilogue>;
+        }
+      }
     }
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
                                                      A.col_idx.data(), A.values.data(), gather,
