@@ -230,8 +230,8 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // Nonzeros staged_kernel stages per pass: 8 loads per thread.
 constexpr int staged_tile = 2048;
 
-// Whether the exact paired shape (L lanes of R columns) takes staged_kernel on
-// a matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
+// Whether the exact shape (L lanes of R columns) takes staged_kernel on a
+// matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
 // else its Depth. The shuffle kernels load L nonzeros of a row per round, so a
 // row of mean length costs mean / L dependent rounds of loads. On the H100
 // (bench/results/2026-11-26-h100-spmm-staged.md) staging paid at L <= 2 on
@@ -248,24 +248,60 @@ inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
   return depth == 2 && fits_a_tile ? depth : 0;
 }
 
-// paired_kernel with the nonzeros of the block's rows staged through shared
+// The columns a lane of an exact shape owns, and how it moves them: with
+// Pairs, R/2 adjacent pairs (paired_kernel's), else R columns L apart
+// (kernel()'s).
+template <typename T, int L, int R, bool Pairs>
+struct LaneColumns {
+  using Gathered = std::conditional_t<Pairs, typename TwoOf<T>::type[R / 2], T[R]>;
+  index_t first = Pairs ? first_pair_of_lane(L) : first_column_of_lane(L);
+
+  template <typename Gather>
+  __device__ void gather(const Gather& from, index_t column, Gathered& x) const {
+    if constexpr (Pairs) {
+      gather_pairs<T, L, R>(from, column, first, x);
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[r] = from(column, first + r * L);
+    }
+  }
+  __device__ void add(T a, const Gathered& x, T (&sum)[R]) const {
+    if constexpr (Pairs) {
+      add_pairs<T, R>(a, x, sum);
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) sum[r] = fma(a, x[r], sum[r]);
+    }
+  }
+  template <typename Epilogue>
+  __device__ void store(const Epilogue& epilogue, std::int64_t row, const T (&sum)[R]) const {
+    if constexpr (Pairs) {
+      store_pairs<T, L, R>(epilogue, row, first, sum);
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) epilogue(row, first + r * L, sum[r]);
+    }
+  }
+};
+
+// The sums of this thread's columns (`columns`) of its row, the block's row
+// threadIdx.x / L of first_row + [0, SpmmPolicy::threads / L), as kernel()
+// adds them, with the nonzeros of the block's rows staged through shared
 // memory by all its threads (coalesced, several loads in flight per thread, as
-// row_stream.cuh does for k = 1), then each group walks its row from there,
+// row_stream.cuh does for k = 1); then each group walks its row from there,
 // every lane issuing the gathers of Depth nonzeros before their multiply-adds.
-// Same order of sums, so the bits of kernel(). No row may be long. Its
-// parameters are kernel()'s (k and long_row unused), so that one launch takes
-// either; its grid is kernel()'s too (a group of L lanes per row).
-template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads)
-    staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
-                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                  Gather gather, Epilogue epilogue) {
-  static_assert(R % 2 == 0, "staged rows take pairs");
+// Same order of sums, so the bits of kernel(). No row may be long. Returns
+// whether the thread has a row; every thread must call it.
+template <typename T, int L, int R, bool Pairs, int Depth, typename Gather>
+__device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
+                                const index_t* __restrict__ row_ptr,
+                                const index_t* __restrict__ col_idx,
+                                const T* __restrict__ values, const Gather& gather,
+                                const LaneColumns<T, L, R, Pairs>& columns, T (&sum)[R]) {
   constexpr int groups = SpmmPolicy::threads / L;
   __shared__ index_t bounds[groups + 1];
   __shared__ index_t staged_columns[staged_tile];
   __shared__ T staged_values[staged_tile];
-  const std::int64_t first_row = std::int64_t(blockIdx.x) * groups;
   const int block_rows = static_cast<int>(std::min<std::int64_t>(groups, rows - first_row));
   for (int i = threadIdx.x; i <= block_rows; i += SpmmPolicy::threads)
     bounds[i] = row_ptr[first_row + i];
@@ -274,8 +310,8 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const int local_row = threadIdx.x / L;
   const bool has_row = local_row < block_rows;
   const index_t begin = has_row ? bounds[local_row] : 0, end = has_row ? bounds[local_row + 1] : 0;
-  const index_t first_pair = first_pair_of_lane(L);
-  T sum[R] = {};
+#pragma unroll
+  for (int r = 0; r < R; ++r) sum[r] = T(0);
   for (index_t pass = block_begin; pass < block_end; pass += staged_tile) {
     const int count = static_cast<int>(min(index_t(staged_tile), block_end - pass));
 #pragma unroll
@@ -289,22 +325,39 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     __syncthreads();
     const index_t stop = min(end, pass + count);
     for (index_t e = max(begin, pass); e < stop; e += Depth) {
-      typename TwoOf<T>::type x[Depth][R / 2];
+      typename LaneColumns<T, L, R, Pairs>::Gathered x[Depth];
       T a[Depth];
 #pragma unroll
       for (int d = 0; d < Depth; ++d) {
         if (e + d < stop) {
           a[d] = staged_values[e + d - pass];
-          gather_pairs<T, L, R>(gather, staged_columns[e + d - pass], first_pair, x[d]);
+          columns.gather(gather, staged_columns[e + d - pass], x[d]);
         }
       }
 #pragma unroll
       for (int d = 0; d < Depth; ++d)
-        if (e + d < stop) add_pairs<T, R>(a[d], x[d], sum);
+        if (e + d < stop) columns.add(a[d], x[d], sum);
     }
     __syncthreads();  // the tile is free again
   }
-  if (has_row) store_pairs<T, L, R>(epilogue, first_row + local_row, first_pair, sum);
+  return has_row;
+}
+
+// kernel() (or with Pairs paired_kernel) for an exact shape, the rows summed
+// by staged_row_sums. Its parameters are kernel()'s (k and long_row unused),
+// so that one launch takes either; its grid is kernel()'s too (a group of L
+// lanes per row).
+template <typename T, int L, int R, bool Pairs, int Depth, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
+                  const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                  Gather gather, Epilogue epilogue) {
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
+  const LaneColumns<T, L, R, Pairs> columns;
+  T sum[R];
+  if (staged_row_sums<T, L, R, Pairs, Depth>(first_row, rows, row_ptr, col_idx, values, gather,
+                                             columns, sum))
+    columns.store(epilogue, first_row + threadIdx.x / L, sum);
 }
 
 // Each (row, column) sum reaches the epilogue once. A row longer than
@@ -386,6 +439,34 @@ inline unsigned split_blocks(index_t rows, index_t nnz, int L) {
   return blocks_for(std::int64_t(rows) * parts_per_row(rows, nnz, L) * L, SpmmPolicy::threads);
 }
 
+// partial[blockIdx.x · k + column] = the block's contributions for each column
+// of its pass that its lanes own (slot r·L + lane: kernel()'s columns), added
+// within each warp by a fixed butterfly over its groups (lanes l, l + L, …
+// hold the same columns), then over the warps in order through `shared`
+// (warps × L·R entries, free on entry). Every thread must call it.
+template <typename T, int L, int R>
+__device__ void store_block_column_sums(T (&contribution)[R], index_t k, T* shared,
+                                        T* __restrict__ partial) {
+  constexpr int slots = L * R, warps = SpmmPolicy::threads / SpmmPolicy::warp;
+#pragma unroll
+  for (int offset = L; offset < SpmmPolicy::warp; offset *= 2)
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      contribution[r] += __shfl_down_sync(0xffffffffu, contribution[r], offset);
+  const int warp = threadIdx.x / SpmmPolicy::warp, lane = threadIdx.x % L;
+  if (threadIdx.x % SpmmPolicy::warp < L) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) shared[warp * slots + r * L + lane] = contribution[r];
+  }
+  __syncthreads();
+  const index_t column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x;
+  if (threadIdx.x < slots && column < k) {
+    T total = T(0);
+    for (int w = 0; w < warps; ++w) total += shared[w * slots + threadIdx.x];
+    partial[std::int64_t(blockIdx.x) * k + column] = total;
+  }
+}
+
 // For matrices with too few rows to fill the GPU and long rows (the coarse
 // levels, the last restriction), and for every sum over columns: `parts`
 // groups share a row (parts divides the block's groups), each summing every
@@ -402,7 +483,6 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
                       const index_t* __restrict__ col_idx, const T* __restrict__ values,
                       Gather gather, Epilogue epilogue, T* __restrict__ partial) {
   constexpr int groups = SpmmPolicy::threads / L, slots = L * R;
-  constexpr int warps = SpmmPolicy::threads / SpmmPolicy::warp;
   __shared__ T shared[groups * slots];  // [group][slot], slot = r·L + lane
   const int group = threadIdx.x / L, lane = threadIdx.x % L, part = group % parts;
   const index_t first_column = first_column_of_lane(L);
@@ -441,26 +521,31 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     else epilogue(row, c, sum[r]);
   }
   if constexpr (WithSums) {
-    // Lanes l, l + L, … of a warp hold the same columns: a fixed butterfly adds them.
-#pragma unroll
-    for (int offset = L; offset < SpmmPolicy::warp; offset *= 2)
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        contribution[r] += __shfl_down_sync(0xffffffffu, contribution[r], offset);
     __syncthreads();  // shared is free again
-    const int warp = threadIdx.x / SpmmPolicy::warp;
-    if (threadIdx.x % SpmmPolicy::warp < L) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) shared[warp * slots + r * L + lane] = contribution[r];
-    }
-    __syncthreads();
-    const index_t column = blockIdx.y * SpmmPolicy::columns_per_pass + threadIdx.x;
-    if (threadIdx.x < slots && column < k) {
-      T total = T(0);
-      for (int w = 0; w < warps; ++w) total += shared[w * slots + threadIdx.x];
-      partial[std::int64_t(blockIdx.x) * k + column] = total;
-    }
+    store_block_column_sums<T, L, R>(contribution, k, shared, partial);
   }
+}
+
+// The kernel of split_rows_kernel<..., WithSums = true> for an exact shape and
+// parts = 1, the rows summed by staged_row_sums with scalar columns: the same
+// sums, contributions and partial sums, so the same bits.
+template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads)
+    staged_sums_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
+                       const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                       Gather gather, Epilogue epilogue, T* __restrict__ partial) {
+  constexpr int warps = SpmmPolicy::threads / SpmmPolicy::warp;
+  __shared__ T shared[warps * L * R];
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
+  const LaneColumns<T, L, R, false> columns;
+  T sum[R], contribution[R] = {};
+  if (staged_row_sums<T, L, R, false, Depth>(first_row, rows, row_ptr, col_idx, values, gather,
+                                             columns, sum)) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      contribution[r] = epilogue(first_row + threadIdx.x / L, columns.first + r * L, sum[r]);
+  }
+  store_block_column_sums<T, L, R>(contribution, k, shared, partial);
 }
 
 // The column passes of blockIdx.y, and the kernel for shape (L, R): with
@@ -475,6 +560,20 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0);
   const int parts = parts_per_row(A.rows, A.nnz, L);
   const index_t long_row = long_rows_of(A, L);
+  const int depth =
+      exact && parts == 1 && long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
+  if constexpr (WithSums && R == 2) {  // R = 2: the only shapes staged_depth stages
+    if (depth > 0) {  // then no row is long and parts = 1: nothing more to launch
+      const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
+      const auto chosen = depth == 1 ? staged_sums_kernel<T, L, R, 1, Gather, Epilogue>
+                                     : staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
+      chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
+                                                       A.col_idx.data(), A.values.data(),
+                                                       gather, epilogue, partial);
+      BINAMG_CHECK_LAUNCH();
+      return;
+    }
+  }
   if (WithSums || parts > 1) {
     const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
     const auto chosen = exact ? split_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
@@ -486,20 +585,23 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
     const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
     auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
                         : kernel<T, L, R, false, Gather, Epilogue>;
+    bool pairs = false;
     if constexpr (TakesPairs<T, Gather, Epilogue>::value && R % 2 == 0) {
+      pairs = exact && gather.aligned_for_pairs() && epilogue.aligned_for_pairs();
       // At R = 8 paired_kernel takes 70 registers (kernel() 48), so 3 blocks
       // per SM: too few rows in flight where a row is under two chunks of L
       // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
       // 1050 -> 884 µs).
       const bool rows_carry_pairs = R < 8 || A.nnz >= 2 * std::int64_t(L) * A.rows;
-      const int depth = long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
-      if (exact && gather.aligned_for_pairs() && epilogue.aligned_for_pairs()) {
-        if (depth == 0 && rows_carry_pairs)
-          chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
-        if constexpr (R == 2) {  // the only shapes staged_depth stages
-          if (depth == 1) chosen = staged_kernel<T, L, R, 1, Gather, Epilogue>;
-          if (depth == 2) chosen = staged_kernel<T, L, R, 2, Gather, Epilogue>;
-        }
+      if (pairs && depth == 0 && rows_carry_pairs)
+        chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
+    }
+    if constexpr (R == 2) {  // the only shapes staged_depth stages
+      if (depth == 1) chosen = staged_kernel<T, L, R, false, 1, Gather, Epilogue>;
+      if (depth == 2) chosen = staged_kernel<T, L, R, false, 2, Gather, Epilogue>;
+      if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
+        if (pairs && depth == 1) chosen = staged_kernel<T, L, R, true, 1, Gather, Epilogue>;
+        if (pairs && depth == 2) chosen = staged_kernel<T, L, R, true, 2, Gather, Epilogue>;
       }
     }
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
+#include "sparse/block_vector_ops.hpp"
 #include "sparse/spmv.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
@@ -163,28 +165,52 @@ TYPED_TEST(SpmmGpu, BlocksOffByOneElementMatchCpu) {
   }
 }
 
+// Each (row, column) of A X as the row-split kernels add it: one fused
+// multiply-add per nonzero, in the row's order (exactly rounded on both sides,
+// so the GPU must give these bits).
+template <typename T>
+std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k) {
+  std::vector<T> Y(std::size_t(A.rows) * k);
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t j = 0; j < k; ++j) {
+      T sum = 0;
+      for (index_t e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e)
+        sum = std::fma(A.values[e], X[std::size_t(A.col_idx[e]) * k + j], sum);
+      Y[std::size_t(row) * k + j] = sum;
+    }
+  return Y;
+}
+
 // staged_kernel (sparse/block_row_split.cuh) takes matrices with rows enough
 // to fill the GPU unsplit: at k = 2 and 4 rows of about 9 (a block's 256 rows
 // at k = 2 staged over two passes), at k = 8 rows of about 31 (two nonzeros'
-// gathers in flight; about one block in twelve takes two passes for its 64 rows).
-// Their results match the CPU's and have the bits of the scalar kernel, which
-// blocks one element off the vector alignment take.
-TYPED_TEST(SpmmGpu, StagedRowsMatchCpuAndScalarKernelBits) {
+// gathers in flight; about one block in twelve takes two passes for its 64
+// rows). With column pairs, with scalar columns (blocks one element off the
+// vector alignment) and with column dots (staged_sums_kernel) they give the
+// bits of one fma per nonzero in row order, as the shuffle kernels do.
+TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  std::uint64_t seed = 60;
-  for (const RandomMatrixShape shape :
-       {RandomMatrixShape{270000, 270000, 10, 0.1, 0, false},
-        RandomMatrixShape{66000, 66000, 31, 0.0, 0, false}}) {
-    const auto A = testing::random_matrix<T>(shape, seed++);
-    for (index_t k : {2, 4, 8}) {
-      const auto X = testing::random_vector<T>(std::size_t(A.cols) * k, seed++);
-      const auto staged = run_gpu(A, X, k, SpmmAlgorithm::row_split);
-      expect_close_to_cpu(A, X, k, staged);
-      const auto scalar = run_row_split_off_alignment(A, X, k);
-      ASSERT_EQ(0, std::memcmp(staged.data(), scalar.data(), staged.size() * sizeof(T)))
-          << "rows " << A.rows << " k " << k;
-    }
+  const auto short_rows = testing::random_matrix<T>({270000, 270000, 10, 0.1, 0, false}, 60);
+  const auto long_rows = testing::random_matrix<T>({66000, 66000, 31, 0.0, 0, false}, 61);
+  const std::pair<const CsrMatrix<T>*, index_t> cases[] = {
+      {&short_rows, 2}, {&short_rows, 4}, {&short_rows, 8}, {&long_rows, 8}};
+  std::uint64_t seed = 62;
+  for (const auto& [A, k] : cases) {
+    const DeviceCsr<T> dA = to_device(*A);
+    const auto X = testing::random_vector<T>(std::size_t(A->cols) * k, seed++);
+    const auto expected = fma_in_row_order(*A, X, k);
+    const std::size_t bytes = expected.size() * sizeof(T);
+    const auto paired = run_gpu(*A, X, k, SpmmAlgorithm::row_split);
+    ASSERT_EQ(0, std::memcmp(expected.data(), paired.data(), bytes)) << A->rows << " k " << k;
+    const auto scalar = run_row_split_off_alignment(*A, X, k);
+    ASSERT_EQ(0, std::memcmp(expected.data(), scalar.data(), bytes)) << A->rows << " k " << k;
+    const DeviceBuffer<T> dX = to_device(X);
+    DeviceBuffer<T> dY(expected.size()), dots(k);
+    DeviceBuffer<T> partials(block_reduction_scratch_size(A->rows, k));
+    spmm_with_column_dots(dA, dX.data(), k, dY.data(), dots.data(), partials);
+    const auto with_dots = to_host(dY);
+    ASSERT_EQ(0, std::memcmp(expected.data(), with_dots.data(), bytes)) << A->rows << " k " << k;
   }
 }
 
