@@ -237,20 +237,23 @@ constexpr int staged_tile = 2048;
 // matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
 // else its Depth. The shuffle kernels load L nonzeros of a row per round, so a
 // row of mean length costs mean / L dependent rounds of loads. On the H100
-// (bench/results/2026-11-26-h100-spmm-staged.md) staging paid at L <= 2 on
-// every stencil, and at L = 4 (k = 8) on rows of 16 or more (27-pt) while a
-// block's rows fit one tile on average; past that (banded rows of 96, 3-dof
-// blocks of 81) it cost 4-23%. Rows of 16 or more paid for a second nonzero's
-// gathers in flight. At R >= 4 (k >= 16) the paired kernel was as fast. The
-// scalar columns and column sums of the block solves take the same rule:
-// amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
+// (bench/results/2026-11-26-h100-spmm-staged.md), with two columns per lane
+// staging paid at L <= 2 on every stencil, and at L = 4 (k = 8) on rows of 16
+// or more (27-pt) while a block's rows fit one tile on average; past that
+// (banded rows of 96, 3-dof blocks of 81) it cost 4-23%. Rows of 16 or more
+// paid for a second nonzero's gathers in flight. With four columns per lane
+// (k = 16, 32) only such rows gained (27-pt 5-6%; 2D 5-pt lost 10% at k = 32),
+// without a second nonzero in flight; with eight the paired kernel was
+// faster. The scalar columns and column sums of the block solves take the
+// same rule: amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
 inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
-  if (R != 2) return 0;
+  if (R != 2 && R != 4) return 0;
   const double mean = rows > 0 ? double(nnz) / rows : 0;
-  const int depth = mean >= 16 ? 2 : 1;
-  if (L <= 2) return depth;
+  const bool long_rows = mean >= 16;
+  if (R == 2 && L <= 2) return long_rows ? 2 : 1;
   const bool fits_a_tile = mean * (SpmmPolicy::threads / L) <= staged_tile;
-  return depth == 2 && fits_a_tile ? depth : 0;
+  if (!long_rows || !fits_a_tile) return 0;
+  return R == 2 ? 2 : 1;
 }
 
 // The columns a lane of an exact shape owns, and how it moves them: with
@@ -567,11 +570,13 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   const index_t long_row = long_rows_of(A, L);
   const int depth =
       exact && parts == 1 && long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
-  if constexpr (WithSums && R == 2) {  // R = 2: the only shapes staged_depth stages
+  if constexpr (WithSums && (R == 2 || R == 4)) {  // the shapes staged_depth stages
     if (depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
-      const auto chosen = depth == 1 ? staged_sums_kernel<T, L, R, 1, Gather, Epilogue>
-                                     : staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
+      auto chosen = staged_sums_kernel<T, L, R, 1, Gather, Epilogue>;
+      if constexpr (R == 2) {  // staged_depth's only shape with Depth 2
+        if (depth == 2) chosen = staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
+      }
       chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
                                                        A.col_idx.data(), A.values.data(),
                                                        gather, epilogue, partial);
@@ -601,12 +606,16 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       if (pairs && depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
-    if constexpr (R == 2) {  // the only shapes staged_depth stages
+    if constexpr (R == 2 || R == 4) {  // the shapes staged_depth stages
       if (depth == 1) chosen = staged_kernel<T, L, R, false, 1, Gather, Epilogue>;
-      if (depth == 2) chosen = staged_kernel<T, L, R, false, 2, Gather, Epilogue>;
       if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
         if (pairs && depth == 1) chosen = staged_kernel<T, L, R, true, 1, Gather, Epilogue>;
-        if (pairs && depth == 2) chosen = staged_kernel<T, L, R, true, 2, Gather, Epilogue>;
+      }
+      if constexpr (R == 2) {  // staged_depth's only shape with Depth 2
+        if (depth == 2) chosen = staged_kernel<T, L, R, false, 2, Gather, Epilogue>;
+        if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
+          if (pairs && depth == 2) chosen = staged_kernel<T, L, R, true, 2, Gather, Epilogue>;
+        }
       }
     }
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),

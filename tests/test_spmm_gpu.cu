@@ -185,7 +185,8 @@ std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, 
 // to fill the GPU unsplit: at k = 2 and 4 rows of about 9 (a block's 256 rows
 // at k = 2 staged over two passes), at k = 8 rows of about 31 (two nonzeros'
 // gathers in flight; about one block in twelve takes two passes for its 64
-// rows). With column pairs, with scalar columns (blocks one element off the
+// rows), and at k = 16 and 32 the same rows (four columns per lane). With
+// column pairs, with scalar columns (blocks one element off the
 // vector alignment) and with column dots (staged_sums_kernel) they give the
 // bits of one fma per nonzero in row order, as the shuffle kernels do.
 TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
@@ -194,7 +195,8 @@ TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
   const auto short_rows = testing::random_matrix<T>({270000, 270000, 10, 0.1, 0, false}, 60);
   const auto long_rows = testing::random_matrix<T>({66000, 66000, 31, 0.0, 0, false}, 61);
   const std::pair<const CsrMatrix<T>*, index_t> cases[] = {
-      {&short_rows, 2}, {&short_rows, 4}, {&short_rows, 8}, {&long_rows, 8}};
+      {&short_rows, 2}, {&short_rows, 4}, {&short_rows, 8},
+      {&long_rows, 8},  {&long_rows, 16},  {&long_rows, 32}};
   std::uint64_t seed = 62;
   for (const auto& [A, k] : cases) {
     const DeviceCsr<T> dA = to_device(*A);
