@@ -556,6 +556,23 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   store_block_column_sums<T, L, R>(contribution, k, shared, partial);
 }
 
+// staged_kernel and staged_sums_kernel at the Depth staged_depth chose (2
+// only at R = 2), so that no other Depth is compiled.
+template <typename T, int L, int R, bool Pairs, typename Gather, typename Epilogue>
+auto staged_kernel_of_depth(int depth) {
+  if constexpr (R == 2) {
+    if (depth == 2) return staged_kernel<T, L, R, Pairs, 2, Gather, Epilogue>;
+  }
+  return staged_kernel<T, L, R, Pairs, 1, Gather, Epilogue>;
+}
+template <typename T, int L, int R, typename Gather, typename Epilogue>
+auto staged_sums_kernel_of_depth(int depth) {
+  if constexpr (R == 2) {
+    if (depth == 2) return staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
+  }
+  return staged_sums_kernel<T, L, R, 1, Gather, Epilogue>;
+}
+
 // The column passes of blockIdx.y, and the kernel for shape (L, R): with
 // WithSums, the epilogue returns a T and partial receives the blocks' sums.
 template <typename T, int L, int R, bool WithSums, typename Gather, typename Epilogue>
@@ -573,10 +590,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   if constexpr (WithSums && (R == 2 || R == 4)) {  // the shapes staged_depth stages
     if (depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
-      auto chosen = staged_sums_kernel<T, L, R, 1, Gather, Epilogue>;
-      if constexpr (R == 2) {  // staged_depth's only shape with Depth 2
-        if (depth == 2) chosen = staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
-      }
+      const auto chosen = staged_sums_kernel_of_depth<T, L, R, Gather, Epilogue>(depth);
       chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
                                                        A.col_idx.data(), A.values.data(),
                                                        gather, epilogue, partial);
@@ -607,15 +621,10 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
     if constexpr (R == 2 || R == 4) {  // the shapes staged_depth stages
-      if (depth == 1) chosen = staged_kernel<T, L, R, false, 1, Gather, Epilogue>;
+      if (depth > 0) chosen = staged_kernel_of_depth<T, L, R, false, Gather, Epilogue>(depth);
       if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
-        if (pairs && depth == 1) chosen = staged_kernel<T, L, R, true, 1, Gather, Epilogue>;
-      }
-      if constexpr (R == 2) {  // staged_depth's only shape with Depth 2
-        if (depth == 2) chosen = staged_kernel<T, L, R, false, 2, Gather, Epilogue>;
-        if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
-          if (pairs && depth == 2) chosen = staged_kernel<T, L, R, true, 2, Gather, Epilogue>;
-        }
+        if (depth > 0 && pairs)
+          chosen = staged_kernel_of_depth<T, L, R, true, Gather, Epilogue>(depth);
       }
     }
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
