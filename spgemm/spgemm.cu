@@ -267,15 +267,10 @@ bool sorts_whole(const SpgemmPolicy& policy, index_t rows, std::int64_t products
 /// Stage 3, symbolic: nnz of each row of C into row_nnz (bins 1..global).
 template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
-                   const Workspace& bins, bool sort_whole, index_t* row_nnz,
-                   cudaStream_t stream) {
+                   const Workspace& bins, index_t* row_nnz, cudaStream_t stream) {
   const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz);
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
-  if (sort_whole && bins.listed() > 0) {
-    SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).count_runs(row_nnz);
-    return;
-  }
   const int shared_bins = policy.symbolic_shared_bins();
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
@@ -318,14 +313,10 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
 /// Stage 3 and 4, numeric: C's columns and values for every binned row.
 template <typename T>
 void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-               const SpgemmPolicy& policy, const Workspace& bins, bool sort_whole, int* error,
+               const SpgemmPolicy& policy, const Workspace& bins, int* error,
                cudaStream_t stream) {
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
-  if (sort_whole && bins.listed() > 0) {
-    SortedLongRows<T>(A, B, bins.rows_of(1), bins.listed(), stream).fill(C, error);
-    return;
-  }
   const int shared_bins = policy.numeric_shared_bins();
   for (int bin = 1; bin <= shared_bins; ++bin) {
     const index_t count = bins.count(bin);
@@ -439,6 +430,30 @@ unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
   return bins.host_tallies[kMaxBins];
 }
 
+/// Stages 3-4 for a product sorted whole (sorts_whole; `products` is the
+/// count pass's total): every row of A in one sort that serves both passes,
+/// and nnz(C) read from the row-offset scan, where the general path reads
+/// back a numeric binning and sorts again (3D 7-pt 101³, the coarsest
+/// R·(AP): 44 rows of ~4150 products).
+template <typename T>
+void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
+                        DeviceCsr<T>& C, Workspace& bins, std::size_t scan_bytes,
+                        cudaStream_t stream) {
+  SortedLongRows<T> all(A, B, products, stream);
+  all.count_runs(C.row_ptr.data(), true);  // row_ptr[rows] is 0 since the count pass
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), C.row_ptr.data(),
+                                                  C.rows + 1, stream));
+  index_t total = 0;
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&total, C.row_ptr.data() + C.rows, sizeof total,
+                                    cudaMemcpyDeviceToHost, stream));
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  C.nnz = total;
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  all.fill(C, &bins.counters->error);
+}
+
 template <typename T>
 void require_consistent(const DeviceCsr<T>& M, const char* name, const char* caller) {
   require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
@@ -513,11 +528,14 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   else
     count_products(std::integral_constant<int, 32>{});
   bins.distribute(0, rows, stream);
-  const bool sort_whole =
-      sorts_whole<T>(policy, rows, std::int64_t(bins.host_tallies[kMaxBins]));
+  const std::int64_t products = std::int64_t(bins.host_tallies[kMaxBins]);
+  if (sorts_whole<T>(policy, rows, products)) {
+    sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
+    return C;
+  }
 
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
-  count_row_nnz(A, B, policy, bins, sort_whole, C.row_ptr.data(), stream);
+  count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
   const unsigned long long total =
       bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
@@ -528,7 +546,7 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
                                                   rows + 1, stream));
 
   // Stages 3-4, numeric: accumulate, sort and write each row.
-  fill_rows(A, B, C, policy, bins, sort_whole, &bins.counters->error, stream);
+  fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
   return C;
 }
 
@@ -555,7 +573,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
     sorted_whole = sorts_whole<T>(policy, C.rows, all.products());
     if (sorted_whole) all.fill(C, &bins.counters->error);
   }
-  if (!sorted_whole) fill_rows(A, B, C, policy, bins, false, &bins.counters->error, stream);
+  if (!sorted_whole) fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
   int host_error = 0;
   BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_error, &bins.counters->error, sizeof(int),
                                     cudaMemcpyDeviceToHost, stream));

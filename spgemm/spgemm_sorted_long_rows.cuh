@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -44,6 +46,12 @@ __device__ __forceinline__ index_t segment_of(const Offset* offsets, index_t n,
     if (std::int64_t(offsets[mid]) <= value) low = mid; else high = mid - 1;
   }
   return low;
+}
+
+/// rows[l] = l.
+__global__ void every_row_kernel(index_t count, index_t* rows) {
+  const index_t l = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (l < count) rows[l] = l;
 }
 
 /// entries[l] = A entries of long row rows[l].
@@ -219,17 +227,35 @@ class SortedLongRows {
                                      "spgemm: A entries of the sorted rows", stream);
     }
 
-    product_offset_ = DeviceBuffer<std::int64_t>(std::size_t(entries_) + 1, stream,
-                                                 "spgemm: product offsets of long rows");
-    const PatternOperands pattern{in_.a_row_ptr, in_.a_col, in_.b_row_ptr, in_.b_col};
-    long_row_entry_products_kernel<<<sorted_rows_grid(entries_ + 1), kSortedRowsBlock, 0,
-                                     stream>>>(pattern, rows, count, entry_offset_.data(),
-                                               entries_, product_offset_.data());
-    BINAMG_CHECK_LAUNCH();
-    exclusive_scan(product_offset_.data(), entries_ + 1);
+    count_products();
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(&products_, product_offset_.data() + entries_,
                                       sizeof products_, cudaMemcpyDeviceToHost, stream));
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  /// Every row of A in order, whose products total `products` (the count
+  /// pass's tally): A's row offsets are the entry offsets, so nothing is
+  /// read back.
+  SortedLongRows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
+                 cudaStream_t stream)
+      : in_{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+            B.row_ptr.data(), B.col_idx.data(), B.values.data()},
+        count_(A.rows),
+        stream_(stream),
+        entry_offset_(std::size_t(A.rows) + 1, stream, "spgemm: entry offsets of long rows"),
+        entries_(A.nnz),
+        products_(products),
+        all_rows_(A.rows, stream, "spgemm: rows sorted whole") {
+    rows_ = all_rows_.data();
+    while (column_bits_ < 31 && (index_t(1) << column_bits_) < B.cols) ++column_bits_;
+    while (row_bits_ < 31 && (index_t(1) << row_bits_) < count_) ++row_bits_;
+    every_row_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream>>>(
+        count_, all_rows_.data());
+    BINAMG_CHECK_LAUNCH();
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(entry_offset_.data(), A.row_ptr.data(),
+                                      entry_offset_.size() * sizeof(index_t),
+                                      cudaMemcpyDeviceToDevice, stream));
+    count_products();
   }
 
   std::int64_t products() const { return products_; }
@@ -240,19 +266,23 @@ class SortedLongRows {
   }
   std::int64_t bytes_needed(bool values) const { return products_ * bytes_per_product(values); }
 
-  /// Symbolic pass: row_nnz[rows[l]] = distinct columns of long row l.
-  void count_runs(index_t* row_nnz) {
-    Sorted sorted = sort(false);
+  /// Symbolic pass: row_nnz[rows[l]] = distinct columns of long row l. With
+  /// keep_for_fill the values are sorted too and kept, so that fill() sorts
+  /// nothing again (the rows' list must then stay as it is until fill()).
+  void count_runs(index_t* row_nnz, bool keep_for_fill = false) {
+    Sorted sorted = sort(keep_for_fill);
     long_row_runs_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream_>>>(
         rows_, count_, entry_offset_.data(), product_offset_.data(), sorted.ranks.data(),
         row_nnz, nullptr, nullptr);
     BINAMG_CHECK_LAUNCH();
+    if (keep_for_fill) kept_ = std::move(sorted);
   }
 
   /// Numeric pass: writes the long rows of C (row offsets final); sets
   /// *error if a row's run count is not its nnz in C.
   void fill(DeviceCsr<T>& C, int* error) {
-    Sorted sorted = sort(true);
+    Sorted sorted = kept_ ? std::move(*kept_) : sort(true);
+    kept_.reset();
     long_row_runs_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream_>>>(
         rows_, count_, entry_offset_.data(), product_offset_.data(), sorted.ranks.data(),
         nullptr, C.row_ptr.data(), error);
@@ -325,6 +355,18 @@ class SortedLongRows {
     return out;
   }
 
+  /// product_offset_: the exclusive scan of the products of each entry.
+  void count_products() {
+    product_offset_ = DeviceBuffer<std::int64_t>(std::size_t(entries_) + 1, stream_,
+                                                 "spgemm: product offsets of long rows");
+    const PatternOperands pattern{in_.a_row_ptr, in_.a_col, in_.b_row_ptr, in_.b_col};
+    long_row_entry_products_kernel<<<sorted_rows_grid(entries_ + 1), kSortedRowsBlock, 0,
+                                     stream_>>>(pattern, rows_, count_, entry_offset_.data(),
+                                                entries_, product_offset_.data());
+    BINAMG_CHECK_LAUNCH();
+    exclusive_scan(product_offset_.data(), entries_ + 1);
+  }
+
   template <typename V>
   void exclusive_scan(V* data, index_t items) {
     std::size_t bytes = 0;
@@ -344,6 +386,8 @@ class SortedLongRows {
   index_t entries_ = 0;
   DeviceBuffer<std::int64_t> product_offset_;
   std::int64_t products_ = 0;
+  DeviceBuffer<index_t> all_rows_;  // rows_ when every row of A is sorted
+  std::optional<Sorted> kept_;      // count_runs' sort, kept for fill()
 };
 
 }  // namespace binamg::spgemm_detail

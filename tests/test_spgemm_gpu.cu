@@ -256,10 +256,24 @@ TYPED_TEST(SpgemmGpu, SortsAFewHeavyRowsWholeInBothPassesWithCpuBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   // 300 rows of ~6000 products onto 500 columns (a coarse Galerkin level's
-  // shape): too few rows to fill the GPU a warp per row, so both passes sort
-  // every row's products; runs of ~12 are summed in A's order. The numeric
-  // pass with new values makes the same choice and gives the same bits.
-  const auto A = testing::random_matrix<T>({300, 2000, 40, 0.0, 0, false}, 26);
+  // shape): too few rows to fill the GPU a warp per row, so one sort of
+  // every row's products serves both passes; runs of ~12 are summed in A's
+  // order. Rows 10-19 are empty (no products) and row 20 keeps one entry.
+  // The numeric pass with new values makes the same choice and gives the
+  // same bits.
+  const auto random = testing::random_matrix<T>({300, 2000, 40, 0.0, 0, false}, 26);
+  CsrMatrix<T> A = zero_matrix<T>(random.rows, random.cols);
+  for (index_t row = 0; row < random.rows; ++row) {
+    const index_t begin = random.row_ptr[row];
+    const index_t end = row >= 10 && row < 20 ? begin
+                        : row == 20   ? begin + 1
+                                      : random.row_ptr[row + 1];
+    for (index_t k = begin; k < end; ++k) {
+      A.col_idx.push_back(random.col_idx[k]);
+      A.values.push_back(random.values[k]);
+    }
+    A.row_ptr[row + 1] = index_t(A.col_idx.size());
+  }
   const auto B = testing::random_matrix<T>({2000, 500, 150, 0.0, 0, false}, 27);
   const CsrMatrix<T> expected = spgemm(A, B);
   DeviceCsr<T> dA = to_device(A);
