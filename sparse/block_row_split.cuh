@@ -242,12 +242,13 @@ constexpr int staged_tile = 2048;
 // or more (27-pt) while a block's rows fit one tile on average; past that
 // (banded rows of 96, 3-dof blocks of 81) it cost 4-23%. Rows of 16 or more
 // paid for a second nonzero's gathers in flight. With four columns per lane
-// (k = 16, 32) only such rows gained (27-pt 5-6%; 2D 5-pt lost 10% at k = 32),
-// without a second nonzero in flight; with eight the paired kernel was
-// faster. The scalar columns and column sums of the block solves take the
-// same rule: amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
+// (k = 16, 32) only such rows gained, without a second nonzero in flight
+// (27-pt 5-6%; 2D 5-pt lost 10% at k = 32); with eight (k = 64) too, once
+// the staged kernels kept fewer blocks per SM (staged_blocks_per_sm). The
+// scalar columns and column sums of the block solves take the same rule:
+// amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
 inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
-  if (R != 2 && R != 4) return 0;
+  if (R != 2 && R != 4 && R != 8) return 0;
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   const bool long_rows = mean >= 16;
   if (R == 2 && L <= 2) return long_rows ? 2 : 1;
@@ -351,12 +352,22 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   return has_row;
 }
 
+// Blocks per SM the staged kernels of R columns per lane ask the compiler to
+// fit (0: its own choice). With four or eight columns per lane, four blocks
+// (64 registers; R = 8 needs three for no spills) instead of six with 40
+// registers: the per-row gathers are scheduled further ahead, and fewer
+// blocks leave more of the SM's memory to L1. On the H100 (27-pt 101³,
+// bench/results/2026-11-26-h100-spmm-staged-occupancy.md) that took k = 32
+// from 0.478 to 0.437 ms; k = 64 went from 0.878 ms (paired) to 0.827 ms.
+template <int R>
+constexpr int staged_blocks_per_sm = R == 8 ? 3 : R == 4 ? 4 : 0;
+
 // kernel() (or with Pairs paired_kernel) for an exact shape, the rows summed
 // by staged_row_sums. Its parameters are kernel()'s (k and long_row unused),
 // so that one launch takes either; its grid is kernel()'s too (a group of L
 // lanes per row).
 template <typename T, int L, int R, bool Pairs, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads)
+__global__ void __launch_bounds__(SpmmPolicy::threads, staged_blocks_per_sm<R>)
     staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const T* __restrict__ values,
                   Gather gather, Epilogue epilogue) {
@@ -538,7 +549,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // parts = 1, the rows summed by staged_row_sums with scalar columns: the same
 // sums, contributions and partial sums, so the same bits.
 template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads)
+__global__ void __launch_bounds__(SpmmPolicy::threads, staged_blocks_per_sm<R>)
     staged_sums_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
                        const index_t* __restrict__ col_idx, const T* __restrict__ values,
                        Gather gather, Epilogue epilogue, T* __restrict__ partial) {
@@ -587,7 +598,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   const index_t long_row = long_rows_of(A, L);
   const int depth =
       exact && parts == 1 && long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
-  if constexpr (WithSums && (R == 2 || R == 4)) {  // the shapes staged_depth stages
+  if constexpr (WithSums && (R == 2 || R == 4 || R == 8)) {  // the shapes staged_depth stages
     if (depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
       const auto chosen = staged_sums_kernel_of_depth<T, L, R, Gather, Epilogue>(depth);
@@ -620,7 +631,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       if (pairs && depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
-    if constexpr (R == 2 || R == 4) {  // the shapes staged_depth stages
+    if constexpr (R == 2 || R == 4 || R == 8) {  // the shapes staged_depth stages
       if (depth > 0) chosen = staged_kernel_of_depth<T, L, R, false, Gather, Epilogue>(depth);
       if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
         if (depth > 0 && pairs)

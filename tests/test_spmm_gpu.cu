@@ -196,7 +196,7 @@ TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
   const auto long_rows = testing::random_matrix<T>({66000, 66000, 31, 0.0, 0, false}, 61);
   const std::pair<const CsrMatrix<T>*, index_t> cases[] = {
       {&short_rows, 2}, {&short_rows, 4}, {&short_rows, 8},
-      {&long_rows, 8},  {&long_rows, 16},  {&long_rows, 32}};
+      {&long_rows, 8},  {&long_rows, 16},  {&long_rows, 32}, {&long_rows, 64}};
   std::uint64_t seed = 62;
   for (const auto& [A, k] : cases) {
     const DeviceCsr<T> dA = to_device(*A);
