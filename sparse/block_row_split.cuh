@@ -355,9 +355,10 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
 // Blocks per SM the staged kernels of R columns per lane ask the compiler to
 // fit (0: its own choice). With four or eight columns per lane, four blocks
 // (64 registers; R = 8 needs three for no spills) instead of six with 40
-// registers: the per-row gathers are scheduled further ahead, and fewer
-// blocks leave more of the SM's memory to L1. On the H100 (27-pt 101³,
-// bench/results/2026-11-26-h100-spmm-staged-occupancy.md) that took k = 32
+// registers: fewer staged tiles leave more of the SM's memory to L1 (hit rate
+// 54% -> 58% in ncu). A measured setting of this kernel, not a rule: the
+// same bound slowed a kernel that stages per row. On the H100 (27-pt 101³,
+// bench/results/2026-11-26-h100-spmm-staged-occupancy.md) it took k = 32
 // from 0.478 to 0.437 ms; k = 64 went from 0.878 ms (paired) to 0.827 ms.
 template <int R>
 constexpr int staged_blocks_per_sm = R == 8 ? 3 : R == 4 ? 4 : 0;
