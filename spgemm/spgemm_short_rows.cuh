@@ -140,36 +140,66 @@ __global__ void __launch_bounds__(Block)
     }
   }
   sub_warp_sort_keys<kShortItems, Width, Key>(sorted, lane);
+  // Keys and values in sorted order: a run of equal columns is then a range
+  // of consecutive slots, its values read without going through its keys.
+  constexpr Key position_mask = (Key(1) << kShortPositionBits) - 1;
+  T ordered[kShortItems];
 #pragma unroll
-  for (int j = 0; j < kShortItems; ++j) keys[group][lane * kShortItems + j] = sorted[j];
+  for (int j = 0; j < kShortItems; ++j) {
+    const int q = lane * kShortItems + j;
+    ordered[j] = q < total ? values[group][sorted[j] & position_mask] : T(0);
+  }
+  __syncwarp();  // every value is read before any is overwritten
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j) {
+    keys[group][lane * kShortItems + j] = sorted[j];
+    values[group][lane * kShortItems + j] = ordered[j];
+  }
   __syncwarp();
+
+  // Run heads as bits of the sub-warp's slots, word q / 32, bit q % 32.
+  constexpr int HeadWords = (Capacity + 31) / 32;
+  const unsigned warp_lane = threadIdx.x % 32;
+  const unsigned sub_warp = group_mask<Width>();
+  const unsigned group_shift = warp_lane & ~unsigned(Width - 1);
+  unsigned head_bits[HeadWords] = {};
+#pragma unroll
+  for (int base = 0; base < Capacity; base += Width) {
+    const int q = base + lane;
+    const bool head =
+        q < total && (q == 0 || (keys[group][q - 1] >> kShortPositionBits) !=
+                                    (keys[group][q] >> kShortPositionBits));
+    const unsigned heads = (__ballot_sync(kWarp, head) & sub_warp) >> group_shift;
+    head_bits[base / 32] |= heads << (base % 32);
+  }
 
   const index_t start = active ? c_row_ptr[row] : 0;
   const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
-  constexpr Key position_mask = (Key(1) << kShortPositionBits) - 1;
-  const unsigned warp_lane = threadIdx.x % 32;
-  const unsigned sub_warp = group_mask<Width>();
-  const unsigned below = (1u << warp_lane) - 1u;
   index_t written = 0;
 #pragma unroll
   for (int base = 0; base < Capacity; base += Width) {
     const int q = base + lane;
-    const Key key = q < total ? keys[group][q] : ~Key(0);
-    const Key column = key >> kShortPositionBits;
-    const bool head =
-        q < total && (q == 0 || (keys[group][q - 1] >> kShortPositionBits) != column);
-    const unsigned heads = __ballot_sync(kWarp, head) & sub_warp;
-    if (head) {
-      T sum = values[group][key & position_mask];
-      for (int r = q + 1; r < total && (keys[group][r] >> kShortPositionBits) == column; ++r)
-        sum += values[group][keys[group][r] & position_mask];
-      const index_t rank = written + __popc(heads & below);
+    const unsigned group_heads = (head_bits[base / 32] >> (base % 32)) &
+                                 (Width == 32 ? ~0u : (1u << Width) - 1u);
+    if ((group_heads >> lane) & 1u) {
+      // The run ends at the next head, or at the row's last product.
+      int end = total;
+#pragma unroll
+      for (int w = HeadWords - 1; w >= 0; --w) {
+        const unsigned later = w * 32 > q ? head_bits[w]
+                               : w * 32 + 31 > q ? head_bits[w] & ~((2u << (q % 32)) - 1u)
+                                                 : 0u;
+        if (later != 0) end = w * 32 + __ffs(later) - 1;
+      }
+      T sum = values[group][q];
+      for (int r = q + 1; r < end; ++r) sum += values[group][r];
+      const index_t rank = written + __popc(group_heads & ((1u << lane) - 1u));
       if (rank < nnz) {
-        c_col[start + rank] = index_t(column);
+        c_col[start + rank] = index_t(keys[group][q] >> kShortPositionBits);
         c_val[start + rank] = sum;
       }
     }
-    written += __popc(heads);
+    written += __popc(group_heads);
   }
   if (active && lane == 0 && written != nnz) atomicExch(error, 1);
 }
