@@ -66,9 +66,10 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
 /// products. The sub-warp scans the B row lengths, Width entries at a time,
 /// so that product q (A-order index) finds its entry by binary search. Keys
 /// are (column << kShortPositionBits) | q, sorted in registers and stored
-/// back in order, so a run of equal columns lists its products in A's order;
-/// the run's first slot sums the run left to right and writes it at the rank
-/// of the run. Keys are 32-bit when the columns leave room for the position
+/// back in order with their values, so a run of equal columns is a range of
+/// slots holding its products in A's order; the run's first slot sums the
+/// range left to right (its end from the run heads' bits) and writes it at
+/// the rank of the run. Keys are 32-bit when the columns leave room for the position
 /// (half the shuffles and compares of 64-bit ones, the sort's cost).
 /// Invariant: a run's sum equals the CPU's for that entry. Sub-
 /// warps past the bin's end idle through their warp's shuffles. Sets *error
