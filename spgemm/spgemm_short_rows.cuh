@@ -122,6 +122,35 @@ __global__ void __launch_bounds__(Block)
   }
   __syncwarp();
 
+  // The entry of product q, the last entry starting at or before q: each
+  // entry marks the slot of its first product (of the entries starting
+  // there, only the last has products), and a running maximum over the
+  // slots, lane·kShortItems+j in order, carries it on. `keys` holds the marks
+  // until the sorted keys replace them.
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j) keys[group][lane * kShortItems + j] = Key(0);
+  __syncwarp();
+  for (int e = lane; e < entries; e += Width) {
+    const index_t offset = entry_offset[group][e];
+    if (offset < total && (e + 1 == entries || entry_offset[group][e + 1] != offset))
+      keys[group][offset] = Key(e);
+  }
+  __syncwarp();
+  int entry_of[kShortItems];
+  int running = 0;
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j) {
+    running = max(running, int(keys[group][lane * kShortItems + j]));
+    entry_of[j] = running;
+  }
+#pragma unroll
+  for (int step = 1; step < Width; step <<= 1) {
+    const int before = __shfl_up_sync(kWarp, running, step, Width);
+    if (lane >= step) running = max(running, before);
+  }
+  const int from_before = __shfl_up_sync(kWarp, running, 1, Width);  // every lane shuffles
+  const int before_lane = lane > 0 ? from_before : 0;
+
   // Expand products lane·kShortItems+j into sort keys (padding past `total`
   // sorts last) and their values, sort, store the keys in order.
   Key sorted[kShortItems];
@@ -130,13 +159,9 @@ __global__ void __launch_bounds__(Block)
     const int q = lane * kShortItems + j;
     sorted[j] = ~Key(0);
     if (q < total) {
-      int low = 0, high = entries - 1;  // last entry starting at or before q
-      while (low < high) {
-        const int mid = (low + high + 1) / 2;
-        if (entry_offset[group][mid] <= q) low = mid; else high = mid - 1;
-      }
-      const index_t p = entry_b_begin[group][low] + (q - entry_offset[group][low]);
-      values[group][q] = product(entry_a[group][low], in.b_val[p]);
+      const int e = max(entry_of[j], before_lane);
+      const index_t p = entry_b_begin[group][e] + (q - entry_offset[group][e]);
+      values[group][q] = product(entry_a[group][e], in.b_val[p]);
       sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
     }
   }
