@@ -64,13 +64,14 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
 /// (at most kShortMaxAEntries A entries and Width·kShortItems products and
 /// entries; Block/Width rows per block) and shared slots for its entries and
 /// products. The sub-warp scans the B row lengths, Width entries at a time,
-/// so that product q (A-order index) finds its entry by binary search. Keys
+/// and each entry marks the slot of its first product, so that product q
+/// (A-order index) finds its entry by a running maximum over the slots. Keys
 /// are (column << kShortPositionBits) | q, sorted in registers and stored
 /// back in order with their values, so a run of equal columns is a range of
 /// slots holding its products in A's order; the run's first slot sums the
 /// range left to right (its end from the run heads' bits) and writes it at
-/// the rank of the run. Keys are 32-bit when the columns leave room for the position
-/// (half the shuffles and compares of 64-bit ones, the sort's cost).
+/// the rank of the run. Keys are 32-bit when the columns leave room for the
+/// position (half the shuffles and compares of 64-bit ones, the sort's cost).
 /// Invariant: a run's sum equals the CPU's for that entry. Sub-
 /// warps past the bin's end idle through their warp's shuffles. Sets *error
 /// if the number of runs differs from C's nnz for the row.
