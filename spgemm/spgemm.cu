@@ -512,12 +512,12 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
     constexpr int Width = decltype(lanes)::value;
     // As many blocks as fit the device at once, at most one per Block / Width rows.
     const unsigned resident = unsigned(policy.sm_count) * (2048 / kThreadsPerRowKernel);
-    bin_by_products_kernel<kThreadsPerRowKernel, Width>
-        <<<std::min(grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), resident),
-           kThreadsPerRowKernel, 0, stream>>>(A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows,
-                        rule_for(policy, shared_bins), max_bin, global_above,
-                        policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
-                        bins.tallies(0));
+    const unsigned blocks =
+        std::min(grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), resident);
+    bin_by_products_kernel<kThreadsPerRowKernel, Width><<<blocks, kThreadsPerRowKernel, 0, stream>>>(
+        A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows, rule_for(policy, shared_bins),
+        max_bin, global_above, policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
+        bins.tallies(0));
     BINAMG_CHECK_LAUNCH();
   };
   // Lanes per row of A from its mean length: one thread for stencil rows, a

@@ -132,7 +132,8 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
         mine += b_row_ptr[inner + 1] - b_row_ptr[inner];
       }
 #pragma unroll
-      for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_xor_sync(0xffffffffu, mine, offset);
+      for (int offset = 16; offset > 0; offset /= 2)
+        mine += __shfl_xor_sync(0xffffffffu, mine, offset);
       if (threadIdx.x % 32 == 0 && mine != 0) atomicAdd(&long_products[i], mine);
     }
     __syncthreads();
