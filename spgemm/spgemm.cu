@@ -514,7 +514,8 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
     const unsigned resident = unsigned(policy.sm_count) * (2048 / kThreadsPerRowKernel);
     const unsigned blocks =
         std::min(grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), resident);
-    bin_by_products_kernel<kThreadsPerRowKernel, Width><<<blocks, kThreadsPerRowKernel, 0, stream>>>(
+    constexpr int Block = kThreadsPerRowKernel;
+    bin_by_products_kernel<Block, Width><<<blocks, Block, 0, stream>>>(
         A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows, rule_for(policy, shared_bins),
         max_bin, global_above, policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
         bins.tallies(0));
