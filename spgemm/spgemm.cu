@@ -510,11 +510,10 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
                             : std::numeric_limits<std::int64_t>::max();
   const auto count_products = [&](auto lanes) {
     constexpr int Width = decltype(lanes)::value;
-    // As many blocks as fit the device at once, at most one per Block / Width rows.
-    const unsigned resident = unsigned(policy.sm_count) * (2048 / kThreadsPerRowKernel);
-    const unsigned blocks =
-        std::min(grid_for(std::int64_t(rows) * Width, kThreadsPerRowKernel), resident);
     constexpr int Block = kThreadsPerRowKernel;
+    // As many blocks as fit the device at once, at most one per Block / Width rows.
+    const unsigned resident = unsigned(policy.sm_count) * (2048 / Block);
+    const unsigned blocks = std::min(grid_for(std::int64_t(rows) * Width, Block), resident);
     bin_by_products_kernel<Block, Width><<<blocks, Block, 0, stream>>>(
         A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows, rule_for(policy, shared_bins),
         max_bin, global_above, policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
