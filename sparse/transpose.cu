@@ -1,6 +1,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "core/launch.hpp"
+#include "core/radix_sort.hpp"
 #include "sparse/transpose.hpp"
 
 namespace binamg {
@@ -40,18 +41,6 @@ __global__ void gather_entries(index_t nnz, const index_t* source_entry, const i
   values_t[k] = values[entry];
 }
 
-__global__ void iota(index_t n, index_t* out) {
-  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = k;
-}
-
-/// Number of low bits that hold every key below `bound` (radix sort passes).
-int key_bits(index_t bound) {
-  int bits = 1;
-  while (bits < 31 && (index_t(1) << bits) < bound) ++bits;
-  return bits;
-}
-
 }  // namespace
 
 template <typename T>
@@ -69,13 +58,12 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
   DeviceBuffer<index_t> sorted_entry(A.nnz, stream, "transpose sorted entries");
   DeviceBuffer<index_t> row_of(A.nnz, stream, "transpose row indices");
   if (A.nnz > 0) {
-    iota<<<blocks_for(A.nnz, transpose_threads), transpose_threads, 0, stream>>>(A.nnz, entry.data());
-    BINAMG_CHECK_LAUNCH();
+    fill_identity(entry.data(), A.nnz, stream);
     expand_row_indices<<<blocks_for(A.rows, transpose_threads), transpose_threads, 0, stream>>>(
         A.rows, A.row_ptr.data(), row_of.data());
     BINAMG_CHECK_LAUNCH();
     // LSD radix sort is stable: equal columns keep A's row-major entry order.
-    const int bits = key_bits(A.cols);
+    const int bits = radix_key_bits(A.cols);
     std::size_t temp_bytes = 0;
     BINAMG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
         nullptr, temp_bytes, A.col_idx.data(), sorted_cols.data(), entry.data(),

@@ -20,6 +20,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
+#include "core/radix_sort.hpp"
 #include "core/scan.hpp"
 #include "sparse/device_csr.hpp"
 #include "spgemm/spgemm_kernels.cuh"
@@ -46,12 +47,6 @@ __device__ __forceinline__ index_t segment_of(const Offset* offsets, index_t n,
     if (std::int64_t(offsets[mid]) <= value) low = mid; else high = mid - 1;
   }
   return low;
-}
-
-/// rows[l] = l.
-__global__ void every_row_kernel(index_t count, index_t* rows) {
-  const index_t l = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (l < count) rows[l] = l;
 }
 
 /// entries[l] = A entries of long row rows[l].
@@ -215,15 +210,16 @@ class SortedLongRows {
         rows_(rows),
         count_(count),
         stream_(stream),
-        entry_offset_(std::size_t(count) + 1, stream, "spgemm: entry offsets of long rows") {
-    while (column_bits_ < 31 && (index_t(1) << column_bits_) < B.cols) ++column_bits_;
-    while (row_bits_ < 31 && (index_t(1) << row_bits_) < count) ++row_bits_;
+        column_bits_(radix_key_bits(B.cols)),
+        row_bits_(radix_key_bits(count)),
+        own_entry_offset_(std::size_t(count) + 1, stream, "spgemm: entry offsets of long rows"),
+        entry_offset_(own_entry_offset_.data()) {
     {
       DeviceBuffer<index_t> entries(count, stream, "spgemm: entries of long rows");
       long_row_entries_kernel<<<sorted_rows_grid(count), kSortedRowsBlock, 0, stream>>>(
           A.row_ptr.data(), rows, count, entries.data());
       BINAMG_CHECK_LAUNCH();
-      entries_ = offsets_from_counts(entries.data(), count, entry_offset_.data(),
+      entries_ = offsets_from_counts(entries.data(), count, own_entry_offset_.data(),
                                      "spgemm: A entries of the sorted rows", stream);
     }
 
@@ -234,27 +230,22 @@ class SortedLongRows {
   }
 
   /// Every row of A in order, whose products total `products` (the count
-  /// pass's tally): A's row offsets are the entry offsets, so nothing is
-  /// read back.
+  /// pass's tally): A's row offsets are the entry offsets (A must outlive
+  /// this object), so nothing is read back.
   SortedLongRows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
                  cudaStream_t stream)
       : in_{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
             B.row_ptr.data(), B.col_idx.data(), B.values.data()},
         count_(A.rows),
         stream_(stream),
-        entry_offset_(std::size_t(A.rows) + 1, stream, "spgemm: entry offsets of long rows"),
+        column_bits_(radix_key_bits(B.cols)),
+        row_bits_(radix_key_bits(A.rows)),
+        entry_offset_(A.row_ptr.data()),
         entries_(A.nnz),
         products_(products),
         all_rows_(A.rows, stream, "spgemm: rows sorted whole") {
     rows_ = all_rows_.data();
-    while (column_bits_ < 31 && (index_t(1) << column_bits_) < B.cols) ++column_bits_;
-    while (row_bits_ < 31 && (index_t(1) << row_bits_) < count_) ++row_bits_;
-    every_row_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream>>>(
-        count_, all_rows_.data());
-    BINAMG_CHECK_LAUNCH();
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(entry_offset_.data(), A.row_ptr.data(),
-                                      entry_offset_.size() * sizeof(index_t),
-                                      cudaMemcpyDeviceToDevice, stream));
+    fill_identity(all_rows_.data(), count_, stream);
     count_products();
   }
 
@@ -272,7 +263,7 @@ class SortedLongRows {
   void count_runs(index_t* row_nnz, bool keep_for_fill = false) {
     Sorted sorted = sort(keep_for_fill);
     long_row_runs_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream_>>>(
-        rows_, count_, entry_offset_.data(), product_offset_.data(), sorted.ranks.data(),
+        rows_, count_, entry_offset_, product_offset_.data(), sorted.ranks.data(),
         row_nnz, nullptr, nullptr);
     BINAMG_CHECK_LAUNCH();
     if (keep_for_fill) kept_ = std::move(sorted);
@@ -284,7 +275,7 @@ class SortedLongRows {
     Sorted sorted = kept_ ? std::move(*kept_) : sort(true);
     kept_.reset();
     long_row_runs_kernel<<<sorted_rows_grid(count_), kSortedRowsBlock, 0, stream_>>>(
-        rows_, count_, entry_offset_.data(), product_offset_.data(), sorted.ranks.data(),
+        rows_, count_, entry_offset_, product_offset_.data(), sorted.ranks.data(),
         nullptr, C.row_ptr.data(), error);
     BINAMG_CHECK_LAUNCH();
     const index_t products = index_t(products_);
@@ -294,7 +285,7 @@ class SortedLongRows {
         sorted.ranks.data(), products, run_start.data());
     BINAMG_CHECK_LAUNCH();
     write_long_row_runs_kernel<T><<<sorted_rows_grid(products), kSortedRowsBlock, 0, stream_>>>(
-        rows_, entry_offset_.data(), product_offset_.data(), sorted.keys, sorted.values,
+        rows_, entry_offset_, product_offset_.data(), sorted.keys, sorted.values,
         sorted.ranks.data(), run_start.data(), products, column_bits_, C.row_ptr.data(),
         C.col_idx.data(), C.values.data());
     BINAMG_CHECK_LAUNCH();
@@ -326,7 +317,7 @@ class SortedLongRows {
                                 with_values ? out.value_buffers.data() + products : nullptr);
     expand_long_row_products_kernel<T><<<sorted_rows_grid(products), kSortedRowsBlock, 0,
                                          stream_>>>(
-        in_, rows_, count_, entry_offset_.data(), entries_, product_offset_.data(), products,
+        in_, rows_, count_, entry_offset_, entries_, product_offset_.data(), products,
         column_bits_, keys.Current(), with_values ? values.Current() : nullptr);
     BINAMG_CHECK_LAUNCH();
     const int end_bit = column_bits_ + row_bits_;
@@ -361,7 +352,7 @@ class SortedLongRows {
                                                  "spgemm: product offsets of long rows");
     const PatternOperands pattern{in_.a_row_ptr, in_.a_col, in_.b_row_ptr, in_.b_col};
     long_row_entry_products_kernel<<<sorted_rows_grid(entries_ + 1), kSortedRowsBlock, 0,
-                                     stream_>>>(pattern, rows_, count_, entry_offset_.data(),
+                                     stream_>>>(pattern, rows_, count_, entry_offset_,
                                                 entries_, product_offset_.data());
     BINAMG_CHECK_LAUNCH();
     exclusive_scan(product_offset_.data(), entries_ + 1);
@@ -380,9 +371,10 @@ class SortedLongRows {
   const index_t* rows_;
   index_t count_;
   cudaStream_t stream_;
-  int column_bits_ = 1;
-  int row_bits_ = 1;
-  DeviceBuffer<index_t> entry_offset_;
+  int column_bits_;
+  int row_bits_;
+  DeviceBuffer<index_t> own_entry_offset_;  // entry offsets of a list of rows
+  const index_t* entry_offset_;             // own_entry_offset_ or A's row offsets
   index_t entries_ = 0;
   DeviceBuffer<std::int64_t> product_offset_;
   std::int64_t products_ = 0;
