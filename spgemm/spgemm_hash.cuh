@@ -120,4 +120,21 @@ __device__ void sort_table(index_t* keys, T* values, int size, int lane) {
   }
 }
 
+/// Writes `count` distinct keys of a table (and their values) to out_col /
+/// out_val in increasing key order, each at its rank among the keys. The
+/// G lanes compare every key with all `count`: for the few dozen columns of
+/// a typical Galerkin row that is cheaper than sort_table's barrier steps.
+template <int G, typename T>
+__device__ void write_by_rank(const index_t* keys, const T* values, index_t count, int lane,
+                              index_t* out_col, T* out_val) {
+  for (index_t i = lane; i < count; i += G) {
+    const index_t key = keys[i];
+    index_t rank = 0;
+#pragma unroll 4
+    for (index_t j = 0; j < count; ++j) rank += keys[j] < key;
+    out_col[rank] = key;
+    out_val[rank] = values[i];
+  }
+}
+
 }  // namespace binamg::spgemm_detail

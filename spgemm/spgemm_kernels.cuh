@@ -188,9 +188,10 @@ __global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_b
 /// summed by the lowest of them in lane order onto the slot's running sum.
 /// Lane order inside a step and steps in order are A's row order, so every
 /// entry of C is summed exactly as the CPU does, with no barrier per A entry.
-/// The occupied slots are then compacted, sorted by column (bitonic over the
-/// next power of two of nnz) and written. Sets *error if the row does not
-/// have exactly C's nnz.
+/// The occupied slots are then compacted and written in column order: each
+/// at its rank among the row's columns while the row has at most
+/// kRankedRowMax, else after a bitonic sort over the next power of two of nnz.
+/// Sets *error if the row does not have exactly C's nnz.
 template <int Items, typename T>
 __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows,
                                       index_t row_count, int table_size,
@@ -286,17 +287,22 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
     }
     found += __popc(used);
   }
-  int sorted = 1;
-  while (sorted < found) sorted <<= 1;
-  for (index_t i = found + lane; i < sorted; i += 32) keys[i] = kEmptyKey;
   __syncwarp();
-  sort_table<32>(keys, values, sorted, lane);
 
   const index_t start = c_row_ptr[row];
   const index_t nnz = c_row_ptr[row + 1] - start;
   const bool all_fit = __all_sync(kWarp, fits);
   if (lane == 0 && (!all_fit || found != nnz)) atomicExch(error, 1);
   if (found != nnz) return;
+  if (found <= kRankedRowMax) {  // warp-uniform
+    write_by_rank<32>(keys, values, found, lane, c_col + start, c_val + start);
+    return;
+  }
+  int sorted = 1;
+  while (sorted < found) sorted <<= 1;
+  for (index_t i = found + lane; i < sorted; i += 32) keys[i] = kEmptyKey;
+  __syncwarp();
+  sort_table<32>(keys, values, sorted, lane);
   for (index_t i = lane; i < nnz; i += 32) {
     c_col[start + i] = keys[i];
     c_val[start + i] = values[i];

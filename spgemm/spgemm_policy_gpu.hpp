@@ -26,6 +26,12 @@ static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric cl
 /// so that a warp keeps 32 x this many loads in flight per round.
 constexpr int kNumericItems = 8;
 
+/// Numeric shared-memory rows of at most this many entries are written by
+/// rank (write_by_rank: count²/32 compares per lane, 128 at 64 entries)
+/// rather than sorted (sort_table: 21 barrier steps at 64 entries, each a
+/// compare-exchange in shared memory).
+constexpr int kRankedRowMax = 64;
+
 /// Threads per block when several rows share a block (groups of up to a
 /// warp); the symbolic kernels' launch bounds use it.
 constexpr int kSmallBlock = 256;

@@ -12,6 +12,7 @@
 #include "sparse/transpose.hpp"
 #include "sparse/device_csr.hpp"
 #include "spgemm/spgemm.hpp"
+#include "spgemm/spgemm_policy_gpu.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 
@@ -216,6 +217,29 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsWhoseProductsShareFewColumns) {
   // the warp-per-row kernel, all three of its sort sizes).
   expect_matches_cpu(testing::random_matrix<T>({600, 300, 12, 0.1, 0, false}, 21),
                      repeated_columns<T>(300, 9, 4));
+}
+
+// Row r of A holds columns 0 .. 32 + r (past the short-row kernel's 32
+// entries), row j of B columns j and j + 1: row r of C has 34 + r entries,
+// each the sum of one or two products, all in the warp-per-row hash kernel.
+TYPED_TEST(SpgemmGpu, WritesHashRowsInColumnOrderOnBothSidesOfTheRankedRowLimit) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const index_t rows = 2 * spgemm_detail::kRankedRowMax, cols = rows + 40;
+  CsrMatrix<T> A = zero_matrix<T>(rows, cols), B = zero_matrix<T>(cols, cols + 1);
+  for (index_t row = 0; row < rows; ++row) {
+    for (index_t j = 0; j <= 32 + row; ++j) {
+      A.col_idx.push_back(j);
+      A.values.push_back(T(1) / T(3 + (row + 2 * j) % 7));
+    }
+    A.row_ptr[row + 1] = A.nnz();
+  }
+  for (index_t row = 0; row < cols; ++row) {
+    B.col_idx.insert(B.col_idx.end(), {row, row + 1});
+    B.values.insert(B.values.end(), {T(row % 5 + 1), T(-0.5) * T(row % 3 + 1)});
+    B.row_ptr[row + 1] = B.nnz();
+  }
+  expect_matches_cpu(A, B);
 }
 
 TYPED_TEST(SpgemmGpu, SortsHubRowsToTheCpuBitsOnEveryRun) {
