@@ -421,7 +421,10 @@ unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
                         stream>>>(row_sizes, sizes_are_offsets, rows,
                                   rule_for(policy, policy.numeric_shared_bins()), classes,
                                   policy.numeric_short_bin(0), policy.numeric_entrywise_bin(1) - 1,
-                                  policy.numeric_slack_num, policy.numeric_slack_den,
+                                  NumericTableRule{policy.numeric_slack_num,
+                                                   policy.numeric_slack_den,
+                                                   policy.numeric_sparse_slack,
+                                                   policy.numeric_sparse_table},
                                   bins.bin_of_row, bins.tallies(1),
                                   bins.tallies(1) + kMaxBins);
     BINAMG_CHECK_LAUNCH();

@@ -196,16 +196,28 @@ struct NumericClassRule {
   }
 };
 
+/// Slots of the numeric hash table of a row of `nnz` entries of C: nnz·num/den,
+/// and at least min(nnz·sparse_slack, sparse_table) (SpgemmPolicy's numeric
+/// slack fields). dense() alone for entry-wise rows, whose kernel sorts the
+/// whole table.
+struct NumericTableRule {
+  int slack_num, slack_den, sparse_slack, sparse_table;
+  __device__ std::int64_t dense(std::int64_t nnz) const { return nnz * slack_num / slack_den; }
+  __device__ std::int64_t slots(std::int64_t nnz) const {
+    const std::int64_t sparse = min(nnz * sparse_slack, std::int64_t(sparse_table));
+    return max(dense(nnz), sparse);
+  }
+};
+
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
 /// when `sizes_are_offsets`), picks the short-row bin (first_short_bin + width
-/// log2) for a short row, else the numeric bin for a table of nnz·slack
-/// slots, moved to its entry-wise twin (+ entrywise_offset) for an
-/// entry-wise row; adds it to the histogram and the 64-bit nnz(C) total
+/// log2) for a short row, else the numeric bin of the row's table (`table`),
+/// moved to its entry-wise twin (+ entrywise_offset) for an entry-wise row; adds it to the histogram and the 64-bit nnz(C) total
 /// (integer sums: order-free, hence deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
                                   index_t rows, BinRule rule, NumericClassRule classes,
-                                  int first_short_bin, int entrywise_offset, int slack_num,
-                                  int slack_den, std::uint8_t* bin_of_row,
+                                  int first_short_bin, int entrywise_offset,
+                                  NumericTableRule table, std::uint8_t* bin_of_row,
                                   unsigned long long* bin_counts,
                                   unsigned long long* total_nnz) {
   __shared__ index_t histogram[kMaxBins];
@@ -223,8 +235,12 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
       if (numeric_class >= kShortClass) {
         bin = first_short_bin + int(numeric_class - kShortClass);
       } else {
-        bin = rule.bin_of(std::int64_t(nnz) * slack_num / slack_den);
-        if (bin <= rule.shared_bins && numeric_class == kEntrywiseClass) bin += entrywise_offset;
+        if (numeric_class == kEntrywiseClass) {
+          bin = rule.bin_of(table.dense(std::int64_t(nnz)));
+          if (bin <= rule.shared_bins) bin += entrywise_offset;
+        } else {
+          bin = rule.bin_of(table.slots(std::int64_t(nnz)));
+        }
       }
     }
     bin_of_row[row] = std::uint8_t(bin);

@@ -65,6 +65,14 @@ struct SpgemmPolicy {
   // row's nnz.
   int numeric_slack_num = 3;
   int numeric_slack_den = 2;
+  // Tables of up to numeric_sparse_table slots are sized for a load of at
+  // most 1/numeric_sparse_slack: a warp's claim waits for its lane with the
+  // longest probe chain, and at that size shared memory is not what limits
+  // occupancy (3D 7-pt R·AP rows of ~30 entries get 128 slots instead of 64:
+  // the pyramid took 2.85-2.90 ms instead of 3.06-3.09 on an H200).
+  // Entry-wise rows keep the 2/3 load: their kernel sorts the whole table.
+  int numeric_sparse_slack = 4;
+  int numeric_sparse_table = 128;
   // Rows whose B rows are this long on average (products >= this x A
   // entries) go to the entry-wise numeric kernel: a group of up to 1024
   // lanes spreads over one B row at a time (its columns are distinct, so
