@@ -17,6 +17,34 @@ static_assert((1 << kShortPositionBits) == kShortMaxProducts, "positions must fi
 
 constexpr int log2_of_power(int value) { return value <= 1 ? 0 : 1 + log2_of_power(value / 2); }
 
+/// Position of the n-th (from 0) set bit of the Words·32-bit mask `bits`
+/// (word w holds bits 32w ..); the mask has more than n set bits.
+template <int Words>
+__device__ __forceinline__ int nth_set_bit(const unsigned (&bits)[Words], int n) {
+  int word = 0;
+  unsigned mask = bits[0];
+#pragma unroll
+  for (int w = 1; w < Words; ++w) {
+    const int below = __popc(mask);
+    if (word == w - 1 && n >= below) {
+      n -= below;
+      word = w;
+      mask = bits[w];
+    }
+  }
+  int position = 0;
+#pragma unroll
+  for (int width = 16; width > 0; width >>= 1) {
+    const int low = __popc(mask & ((1u << width) - 1u));
+    if (n >= low) {
+      n -= low;
+      mask >>= width;
+      position += width;
+    }
+  }
+  return word * 32 + position;
+}
+
 /// Sorts the sub-warp's Width·Items keys ascending in registers,
 /// blocked: lane l of the sub-warp holds elements l·Items .. l·Items+Items-1.
 /// Bitonic network; pairs Items or more apart meet through a shuffle inside
@@ -68,9 +96,9 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
 /// (A-order index) finds its entry by a running maximum over the slots. Keys
 /// are (column << kShortPositionBits) | q, sorted in registers and stored
 /// back in order with their values, so a run of equal columns is a range of
-/// slots holding its products in A's order; the run's first slot sums the
-/// range left to right (its end from the run heads' bits) and writes it at
-/// the rank of the run. Keys are 32-bit when the columns leave room for the
+/// slots holding its products in A's order; lane r % Width sums run r's range
+/// left to right (its bounds from the run heads' bits), all runs at once,
+/// and writes it at rank r. Keys are 32-bit when the columns leave room for the
 /// position (half the shuffles and compares of 64-bit ones, the sort's cost).
 /// Invariant: a run's sum equals the CPU's for that entry. Sub-
 /// warps past the bin's end idle through their warp's shuffles. Sets *error
@@ -200,35 +228,23 @@ __global__ void __launch_bounds__(Block)
     head_bits[base / 32] |= heads << (base % 32);
   }
 
+  // Run r goes to lane r % Width: all runs are summed at once, each left to
+  // right up to the next head (or the row's last product), and written at
+  // rank r.
+  int runs = 0;
+#pragma unroll
+  for (int w = 0; w < HeadWords; ++w) runs += __popc(head_bits[w]);
   const index_t start = active ? c_row_ptr[row] : 0;
   const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
-  index_t written = 0;
-#pragma unroll
-  for (int base = 0; base < Capacity; base += Width) {
-    const int q = base + lane;
-    const unsigned group_heads = (head_bits[base / 32] >> (base % 32)) &
-                                 (Width == 32 ? ~0u : (1u << Width) - 1u);
-    if ((group_heads >> lane) & 1u) {
-      // The run ends at the next head, or at the row's last product.
-      int end = total;
-#pragma unroll
-      for (int w = HeadWords - 1; w >= 0; --w) {
-        const unsigned later = w * 32 > q ? head_bits[w]
-                               : w * 32 + 31 > q ? head_bits[w] & ~((2u << (q % 32)) - 1u)
-                                                 : 0u;
-        if (later != 0) end = w * 32 + __ffs(later) - 1;
-      }
-      T sum = values[group][q];
-      for (int r = q + 1; r < end; ++r) sum += values[group][r];
-      const index_t rank = written + __popc(group_heads & ((1u << lane) - 1u));
-      if (rank < nnz) {
-        c_col[start + rank] = index_t(keys[group][q] >> kShortPositionBits);
-        c_val[start + rank] = sum;
-      }
-    }
-    written += __popc(group_heads);
+  for (int r = lane; r < runs && r < nnz; r += Width) {
+    const int head = nth_set_bit(head_bits, r);
+    const int end = r + 1 < runs ? nth_set_bit(head_bits, r + 1) : int(total);
+    T sum = values[group][head];
+    for (int q = head + 1; q < end; ++q) sum += values[group][q];
+    c_col[start + r] = index_t(keys[group][head] >> kShortPositionBits);
+    c_val[start + r] = sum;
   }
-  if (active && lane == 0 && written != nnz) atomicExch(error, 1);
+  if (active && lane == 0 && runs != nnz) atomicExch(error, 1);
 }
 
 }  // namespace binamg::spgemm_detail
