@@ -69,7 +69,8 @@ struct SpgemmPolicy {
   // most 1/numeric_sparse_slack: a warp's claim waits for its lane with the
   // longest probe chain, and at that size shared memory is not what limits
   // occupancy (3D 7-pt R·AP rows of ~30 entries get 128 slots instead of 64:
-  // the pyramid took 2.85-2.90 ms instead of 3.06-3.09 on an H200).
+  // the pyramid took 2.85-2.90 ms instead of 3.06-3.09 on an H200;
+  // bench/results/2026-11-26-h100-galerkin-rank-slack-runs.md).
   // Entry-wise rows keep the 2/3 load: their kernel sorts the whole table.
   int numeric_sparse_slack = 4;
   int numeric_sparse_table = 128;
