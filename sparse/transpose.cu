@@ -49,7 +49,8 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
   At.rows = A.cols;
   At.cols = A.rows;
   At.nnz = A.nnz;
-  At.row_ptr = DeviceBuffer<index_t>(static_cast<std::size_t>(A.cols) + 1, stream, "transpose row_ptr");
+  At.row_ptr =
+      DeviceBuffer<index_t>(static_cast<std::size_t>(A.cols) + 1, stream, "transpose row_ptr");
   At.col_idx = DeviceBuffer<index_t>(A.nnz, stream, "transpose col_idx");
   At.values = DeviceBuffer<T>(A.nnz, stream, "transpose values");
 

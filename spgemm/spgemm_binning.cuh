@@ -212,8 +212,9 @@ struct NumericTableRule {
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
 /// when `sizes_are_offsets`), picks the short-row bin (first_short_bin + width
 /// log2) for a short row, else the numeric bin of the row's table (`table`),
-/// moved to its entry-wise twin (+ entrywise_offset) for an entry-wise row; adds it to the histogram and the 64-bit nnz(C) total
-/// (integer sums: order-free, hence deterministic).
+/// moved to its entry-wise twin (+ entrywise_offset) for an entry-wise row;
+/// adds it to the histogram and the 64-bit nnz(C) total (integer sums:
+/// order-free, hence deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
                                   index_t rows, BinRule rule, NumericClassRule classes,
                                   int first_short_bin, int entrywise_offset,
