@@ -23,8 +23,12 @@ constexpr unsigned kShortClass = 2;
 static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric class");
 
 /// Numeric shared-memory bins: products each lane loads before it adds any,
-/// so that a warp keeps 32 x this many loads in flight per round.
-constexpr int kNumericItems = 8;
+/// so that a warp keeps 32 x this many loads in flight per round. Against 2,
+/// 6, 8 and 16 on the Galerkin pyramid (H100, after the sparser small tables),
+/// 4 took 3D 7-pt from 2.76-2.80 ms (8) to 2.52-2.65, the rest within noise;
+/// 16 was slower on every problem
+/// (bench/results/2026-11-26-h100-galerkin-rank-slack-runs.md).
+constexpr int kNumericItems = 4;
 
 /// Numeric shared-memory rows of at most this many entries are written by
 /// rank (write_by_rank: count²/32 compares per lane, 128 at 64 entries)
