@@ -224,10 +224,34 @@ struct Workspace {
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
+  /// The launches for bins first..last of one kernel family, whose table or
+  /// width grows with the bin: a bin of fewer than `few` rows joins the next
+  /// non-empty bin of the family if that is at most two bins up, whose table
+  /// or width serves its rows too, with the same sums. Bins are listed in
+  /// order, so the rows joined are listed together. Calls
+  /// launch(bin, rows, count) with the bin whose kernel takes them.
+  template <typename Launch>
+  void for_each_launch(int first, int last, index_t few, Launch&& launch) const {
+    int from = 0;  // first bin of the rows waiting for a launch, 0: none
+    for (int bin = first; bin <= last; ++bin) {
+      if (count(bin) == 0) continue;
+      if (from == 0) from = bin;
+      int next = bin + 1;
+      while (next <= last && count(next) == 0) ++next;
+      if (count(bin) < few && next <= std::min(last, bin + 2)) continue;
+      launch(bin, rows_of(from), offsets.start[bin + 1] - offsets.start[from]);
+      from = 0;
+    }
+  }
   /// Rows in bins 1 and up (every row a kernel handles), listed from rows_of(1).
   index_t listed() const { return offsets.start[kMaxBins]; }
   const index_t* rows_of(int bin) const { return rows_by_bin + offsets.start[bin]; }
 };
+
+/// Rows below which a bin joins the next one's launch (Workspace::for_each_launch).
+index_t few_rows(const SpgemmPolicy& policy) {
+  return index_t(policy.sm_count) * policy.join_bin_rows_per_sm;
+}
 
 BinRule rule_for(const SpgemmPolicy& policy, int shared_bins) {
   return BinRule{log2_of(policy.min_table), shared_bins};
@@ -272,9 +296,8 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
   const int shared_bins = policy.symbolic_shared_bins();
-  for (int bin = 1; bin <= shared_bins; ++bin) {
-    const index_t count = bins.count(bin);
-    if (count == 0) continue;
+  bins.for_each_launch(1, shared_bins, few_rows(policy), [&](int bin, const index_t* rows,
+                                                             index_t count) {
     const BinLaunch launch = launch_of_bin(policy, bin);
     // The bin's threads follow its product count; its table need not pass
     // the columns of B.
@@ -285,11 +308,10 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
       allow_shared_memory<symbolic_shared_kernel<G>>(policy, shared);
       symbolic_shared_kernel<G>
           <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-              in, bins.rows_of(bin), count, table, walk.sub_width, walk.balanced_length,
-              row_nnz);
+              in, rows, count, table, walk.sub_width, walk.balanced_length, row_nnz);
       BINAMG_CHECK_LAUNCH();
     });
-  }
+  });
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
@@ -318,23 +340,22 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
   const int shared_bins = policy.numeric_shared_bins();
-  for (int bin = 1; bin <= shared_bins; ++bin) {
-    const index_t count = bins.count(bin);
-    if (count == 0) continue;
+  const index_t few = few_rows(policy);
+  bins.for_each_launch(1, shared_bins, few, [&](int bin, const index_t* rows, index_t count) {
     const BinLaunch launch = numeric_launch_of_bin(policy, bin, count);
     const std::size_t shared =
         std::size_t(launch.rows_per_block) * policy.numeric_row_bytes(launch.table);
     allow_shared_memory<numeric_shared_kernel<kNumericItems, T>>(policy, shared);
     numeric_shared_kernel<kNumericItems, T>
         <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-            in, bins.rows_of(bin), count, launch.table, C.row_ptr.data(), C.col_idx.data(),
+            in, rows, count, launch.table, C.row_ptr.data(), C.col_idx.data(),
             C.values.data(), error);
     BINAMG_CHECK_LAUNCH();
-  }
-  for (int bin = 1; bin <= shared_bins; ++bin) {
-    const index_t count = bins.count(policy.numeric_entrywise_bin(bin));
-    if (count == 0) continue;
-    const BinLaunch launch = launch_of_bin(policy, bin);
+  });
+  const int entrywise_offset = policy.numeric_entrywise_bin(1) - 1;
+  bins.for_each_launch(policy.numeric_entrywise_bin(1), policy.numeric_entrywise_bin(shared_bins),
+                       few, [&](int entrywise_bin, const index_t* rows, index_t count) {
+    const BinLaunch launch = launch_of_bin(policy, entrywise_bin - entrywise_offset);
     const std::size_t shared =
         std::size_t(launch.rows_per_block) * launch.table * (sizeof(index_t) + sizeof(T));
     with_group(launch.group, [&](auto g) {
@@ -342,15 +363,14 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
       allow_shared_memory<numeric_entrywise_kernel<G, T>>(policy, shared);
       numeric_entrywise_kernel<G, T>
           <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-              in, bins.rows_of(policy.numeric_entrywise_bin(bin)), count, launch.table,
-              C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
+              in, rows, count, launch.table, C.row_ptr.data(), C.col_idx.data(),
+              C.values.data(), error);
       BINAMG_CHECK_LAUNCH();
     });
-  }
-  for (int width_log2 = 0; width_log2 < kShortWidths; ++width_log2) {
-    const int bin = policy.numeric_short_bin(width_log2);
-    const index_t count = bins.count(bin);
-    if (count == 0) continue;
+  });
+  bins.for_each_launch(policy.numeric_short_bin(0), policy.numeric_short_bin(kShortWidths - 1),
+                       few, [&](int bin, const index_t* rows, index_t count) {
+    const int width_log2 = bin - policy.numeric_short_bin(0);
     constexpr int Block = 256;
     const bool narrow_keys =
         (std::int64_t(B.cols) << kShortPositionBits) < (std::int64_t(1) << 32);
@@ -360,13 +380,12 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
         using Key = decltype(key);
         numeric_short_rows_kernel<Block, Width, Key, T>
             <<<grid_for(count, Block / Width), Block, 0, stream>>>(
-                in, bins.rows_of(bin), count, C.row_ptr.data(), C.col_idx.data(),
-                C.values.data(), error);
+                in, rows, count, C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
         BINAMG_CHECK_LAUNCH();
       };
       if (narrow_keys) launch(0u); else launch(0ull);
     });
-  }
+  });
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;

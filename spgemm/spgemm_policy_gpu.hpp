@@ -61,6 +61,11 @@ struct SpgemmPolicy {
   int slots_per_thread = 8;
   int min_group = 4;
   int max_group = 1024;
+  // A shared-memory or short-row bin of fewer rows than this many per SM
+  // joins the launch of the next non-empty bin (if at most two bins up):
+  // a launch of a few rows costs ~7 us of GPU time whatever its size, and a
+  // coarse Galerkin level makes a dozen of them per product.
+  int join_bin_rows_per_sm = 8;
   // Numeric pass: one warp per row (spgemm_kernels.cuh), at most this many
   // rows per block; fewer when their tables would not fit in one block.
   int numeric_rows_per_block = 8;
