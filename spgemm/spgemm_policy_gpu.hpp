@@ -27,7 +27,7 @@ static_assert(kMaxBins <= int(kBinMask) + 1, "bins must fit below the numeric cl
 /// 6, 8 and 16 on the Galerkin pyramid (H100, after the sparser small tables),
 /// 4 took 3D 7-pt from 2.76-2.80 ms (8) to 2.52-2.65, the rest within noise;
 /// 16 was slower on every problem
-/// (bench/results/2026-11-26-h100-galerkin-rank-slack-runs.md).
+/// (bench/results/2026-11-26-h100-galerkin-rank-slack-runs-join.md).
 constexpr int kNumericItems = 4;
 
 /// Numeric shared-memory rows of at most this many entries are written by
@@ -79,7 +79,7 @@ struct SpgemmPolicy {
   // longest probe chain, and at that size shared memory is not what limits
   // occupancy (3D 7-pt R·AP rows of ~30 entries get 128 slots instead of 64:
   // the pyramid took 2.85-2.90 ms instead of 3.06-3.09 on an H200;
-  // bench/results/2026-11-26-h100-galerkin-rank-slack-runs.md).
+  // bench/results/2026-11-26-h100-galerkin-rank-slack-runs-join.md).
   // Entry-wise rows keep the 2/3 load: their kernel sorts the whole table.
   int numeric_sparse_slack = 4;
   int numeric_sparse_table = 128;
