@@ -14,6 +14,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
+#include "core/radix_sort.hpp"
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
 #include "spgemm/spgemm_entrywise.cuh"
@@ -405,8 +406,7 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                                "spgemm: dense accumulators of long rows");
   BINAMG_CUDA_CHECK(
       cudaMemsetAsync(markers.data(), 0xff, markers.size() * sizeof(index_t), stream));
-  int column_bits = 1;
-  while (column_bits < 31 && (index_t(1) << column_bits) < B.cols) ++column_bits;
+  const int column_bits = radix_key_bits(B.cols);
   const index_t* long_rows = bins.rows_of(global_bin);
   numeric_long_rows_kernel<Block, Items, T><<<blocks, Block, 0, stream>>>(
       in, long_rows, count, slices, markers.data(), accumulators.data(), B.cols, column_bits,
