@@ -21,6 +21,7 @@
 
 #include "amg/aggregation.hpp"
 #include "core/launch.hpp"
+#include "core/read_back.hpp"
 #include "sparse/row_split.cuh"
 
 namespace binamg {
@@ -305,15 +306,6 @@ __global__ void renumber_by_first_node(index_t n, const index_t* aggregate_of,
   if (i < n) renumbered[i] = rank[first[aggregate_of[i]]];
 }
 
-template <typename V>
-V read_counter(const V* counter, cudaStream_t stream) {
-  V value = 0;
-  BINAMG_CUDA_CHECK(
-      cudaMemcpyAsync(&value, counter, sizeof value, cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return value;
-}
-
 std::size_t root_scan_bytes(index_t n, cudaStream_t stream) {
   std::size_t bytes = 0;
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<index_t*>(nullptr),
@@ -357,7 +349,7 @@ struct Mis2Aggregator {
           cudaMemsetAsync(round_counts.data(), 0, sizeof(int) * rounds_per_check, stream));
       for (int r = 0; r < rounds_per_check; ++r)
         round(round_counts.data() + r, r == 0 ? nullptr : round_counts.data() + r - 1);
-      if (read_counter(round_counts.data() + rounds_per_check - 1, stream) == 0) return;
+      if (read_back(round_counts.data() + rounds_per_check - 1, stream) == 0) return;
     }
   }
 
@@ -419,7 +411,7 @@ struct Mis2Aggregator {
       BINAMG_CHECK_LAUNCH();
     });
     aggregate_of.swap(other);
-    const index_t formed = read_counter(root_offsets.data() + n, stream);
+    const index_t formed = read_back(root_offsets.data() + n, stream);
     count += formed;
     return formed;
   }
@@ -484,7 +476,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   count_unassigned<<<work.blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
                                                                     work.counter.data());
   BINAMG_CHECK_LAUNCH();
-  const int left_out = read_counter(work.counter.data(), stream);
+  const int left_out = read_back(work.counter.data(), stream);
   require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
                              " nodes were left unassigned (the strength graph is not symmetric?)");
   work.number_by_first_node();

@@ -5,6 +5,7 @@
 
 #include "amg/tentative.hpp"
 #include "core/launch.hpp"
+#include "core/read_back.hpp"
 
 namespace binamg {
 namespace {
@@ -61,9 +62,7 @@ DeviceCsr<T> tentative_prolongator(const DeviceAggregates& aggregates, cudaStrea
     BINAMG_CHECK_LAUNCH();
   }
   int found[2] = {0, 0};
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(found, problems.data(), sizeof found,
-                                    cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  read_back(found, problems.data(), sizeof found, stream);
   require(found[0] == 0, "tentative_prolongator: " + std::to_string(found[0]) +
                              " nodes have aggregate ids outside [0, " +
                              std::to_string(aggregates.count) + ")");

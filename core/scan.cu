@@ -5,6 +5,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.hpp"
+#include "core/read_back.hpp"
 #include "core/scan.hpp"
 
 namespace binamg {
@@ -42,10 +43,7 @@ index_t offsets_from_counts(const index_t* counts, index_t n, index_t* offsets,
   DeviceBuffer<unsigned char> temp(temp_bytes, stream, "offsets scan scratch");
   BINAMG_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), temp_bytes, wide.data(),
                                                   inclusive.data(), n, stream));
-  std::int64_t total = 0;
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&total, inclusive.data() + n - 1, sizeof total,
-                                    cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::int64_t total = read_back(inclusive.data() + n - 1, stream);
   const index_t checked_total = checked_index(total, what);
   narrow<<<blocks_for(n, scan_threads), scan_threads, 0, stream>>>(n, inclusive.data(), offsets);
   BINAMG_CHECK_LAUNCH();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/read_back.hpp"
 #include "solvers/pcg.hpp"
 #include "solvers/vcycle.hpp"
 #include "sparse/block_vector_ops.hpp"
@@ -58,8 +59,7 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
     CgScalars<T>* const s = device_scalars.data();
     CgScalars<T> host{};
     auto read_scalars = [&] {  // the one synchronisation of an iteration
-      BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host, s, sizeof host, cudaMemcpyDeviceToHost, stream));
-      BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+      host = read_back(s, stream);
     };
     residual(A, x.data(), b.data(), r.data(), stream);
     dot(r, r, &s->rr, scratch, stream);
@@ -134,9 +134,7 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   T* const rz[2] = {pq + 2 * k, pq + 3 * k};
   std::vector<T> host(std::size_t(4) * k);
   auto read_scalars = [&] {  // the one synchronisation of an iteration
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host.data(), device_scalars.data(), sizeof(T) * host.size(),
-                                      cudaMemcpyDeviceToHost, stream));
-    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    read_back(host.data(), device_scalars.data(), sizeof(T) * host.size(), stream);
   };
   auto host_scalar = [&](const T* device, index_t j) { return host[(device - pq) + j]; };
   // Flags of the columns still iterating, on the device in two slots: the

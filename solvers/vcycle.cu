@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/launch.hpp"
+#include "core/read_back.hpp"
 #include "smoothers/jacobi.hpp"
 #include "solvers/vcycle.hpp"
 #include "sparse/block_row_split.cuh"
@@ -265,10 +266,7 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
       residual(A, x.data(), b.data(), r.data(), stream);
       T* const rr = scratch.data() + scratch.size() - 1;
       dot(r, r, rr, scratch, stream);
-      T host_rr{};
-      BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_rr, rr, sizeof(T), cudaMemcpyDeviceToHost, stream));
-      BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-      return std::sqrt(host_rr) / b_norm;
+      return std::sqrt(read_back(rr, stream)) / b_norm;
     };
     result.residual_history.push_back(relative_residual());
     while (result.residual_history.back() > options.tolerance &&

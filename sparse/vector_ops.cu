@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/launch.hpp"
+#include "core/read_back.hpp"
 #include "sparse/vector_ops.hpp"
 
 namespace binamg {
@@ -112,11 +113,7 @@ T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream) {
   const std::size_t blocks = reduction_scratch_size(static_cast<index_t>(x.size()));
   DeviceBuffer<T> partial(blocks + 1, stream, "dot partial sums");
   dot(x, y, partial.data() + blocks, partial, stream);
-  T result{};
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&result, partial.data() + blocks, sizeof(T),
-                                    cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return result;
+  return read_back(partial.data() + blocks, stream);
 }
 
 template <typename T>

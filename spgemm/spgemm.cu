@@ -15,6 +15,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/radix_sort.hpp"
+#include "core/read_back.hpp"
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
 #include "spgemm/spgemm_entrywise.cuh"
@@ -210,9 +211,7 @@ struct Workspace {
 
   /// Reads the binning's tallies (synchronizes) and fills each bin's row list.
   void distribute(int binning, index_t rows, cudaStream_t stream) {
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host_tallies.data(), tallies(binning),
-                                      sizeof(host_tallies), cudaMemcpyDeviceToHost, stream));
-    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    read_back(host_tallies.data(), tallies(binning), sizeof(host_tallies), stream);
     offsets.start[0] = 0;
     offsets.start[1] = 0;  // bin 0 is never listed
     for (int bin = 1; bin < kMaxBins; ++bin)
@@ -466,11 +465,7 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
                                                   C.row_ptr.data(), C.row_ptr.data(),
                                                   C.rows + 1, stream));
-  index_t total = 0;
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&total, C.row_ptr.data() + C.rows, sizeof total,
-                                    cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  C.nnz = total;
+  C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
   C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
   C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
   all.fill(C, &bins.counters->error);
@@ -598,11 +593,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
     if (sorted_whole) all.fill(C, &bins.counters->error);
   }
   if (!sorted_whole) fill_rows(A, B, C, policy, bins, &bins.counters->error, stream);
-  int host_error = 0;
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(&host_error, &bins.counters->error, sizeof(int),
-                                    cudaMemcpyDeviceToHost, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  require(host_error == 0,
+  require(read_back(&bins.counters->error, stream) == 0,
           "spgemm_numeric: the sparsity pattern of A·B differs from C's (a row of the "
           "product has another number of entries); call spgemm for new patterns");
 }

@@ -21,6 +21,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/radix_sort.hpp"
+#include "core/read_back.hpp"
 #include "core/scan.hpp"
 #include "sparse/device_csr.hpp"
 #include "spgemm/spgemm_kernels.cuh"
@@ -224,9 +225,7 @@ class SortedLongRows {
     }
 
     count_products();
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(&products_, product_offset_.data() + entries_,
-                                      sizeof products_, cudaMemcpyDeviceToHost, stream));
-    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    products_ = read_back(product_offset_.data() + entries_, stream);
   }
 
   /// Every row of A in order, whose products total `products` (the count
