@@ -471,6 +471,59 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
   all.fill(C, &bins.counters->error);
 }
 
+/// Whether A·B is narrow (see kNarrowMaxColumns).
+template <typename T>
+bool is_narrow(const DeviceCsr<T>& A, const DeviceCsr<T>& B) {
+  if (B.cols > kNarrowMaxColumns || A.rows > kNarrowMaxRows) return false;
+  if (B.rows == 0) return true;  // no products
+  const double mean_products = double(A.nnz) / double(A.rows) * (double(B.nnz) / double(B.rows));
+  return mean_products <= kNarrowMaxMeanProducts;
+}
+
+/// Stages 3-4 for a narrow product: B's columns bound every row of C, so one
+/// table of table_for_columns(B.cols) slots serves all rows, in order and
+/// unbinned, in both passes (a warp per row; the sums are the binned
+/// kernels', A's row order). The one read-back is nnz(C), for its arrays.
+template <typename T>
+void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                    const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
+                    cudaStream_t stream) {
+  const index_t rows = A.rows;
+  const int table = table_for_columns(policy, B.cols);
+  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz);
+  constexpr int Group = 32;
+  constexpr int symbolic_rows_per_block = kSmallBlock / Group;
+  const std::size_t symbolic_shared =
+      std::size_t(symbolic_rows_per_block) * table * sizeof(index_t);
+  allow_shared_memory<symbolic_shared_kernel<Group>>(policy, symbolic_shared);
+  symbolic_shared_kernel<Group>
+      <<<grid_for(rows, symbolic_rows_per_block), kSmallBlock, symbolic_shared, stream>>>(
+          PatternOperands{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
+                          B.col_idx.data()},
+          nullptr, rows, table, walk.sub_width, walk.balanced_length, C.row_ptr.data());
+  BINAMG_CHECK_LAUNCH();
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data() + rows, 0, sizeof(index_t), stream));
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), C.row_ptr.data(),
+                                                  rows + 1, stream));
+  C.nnz = read_back(C.row_ptr.data() + rows, stream);
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+
+  const BinLaunch launch = numeric_launch_of_bin(policy, log2_of(table / policy.min_table) + 1,
+                                                 rows);
+  const std::size_t numeric_shared =
+      std::size_t(launch.rows_per_block) * policy.numeric_row_bytes(launch.table);
+  allow_shared_memory<numeric_shared_kernel<kNumericItems, T>>(policy, numeric_shared);
+  numeric_shared_kernel<kNumericItems, T>
+      <<<grid_for(rows, launch.rows_per_block), launch.block, numeric_shared, stream>>>(
+          ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                             B.row_ptr.data(), B.col_idx.data(), B.values.data()},
+          nullptr, rows, launch.table, C.row_ptr.data(), C.col_idx.data(), C.values.data(),
+          &bins.counters->error);
+  BINAMG_CHECK_LAUNCH();
+}
+
 template <typename T>
 void require_consistent(const DeviceCsr<T>& M, const char* name, const char* caller) {
   require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
@@ -513,6 +566,10 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), rows + 1, stream));
   Workspace bins(rows, scan_bytes, stream);
+  if (is_narrow(A, B)) {
+    narrow_product(A, B, C, policy, bins, scan_bytes, stream);
+    return C;
+  }
 
   // Stages 1-2: product counts bound each row; bin rows by them.
   const int shared_bins = policy.symbolic_shared_bins();

@@ -96,7 +96,8 @@ __device__ void for_each_product_of_row(const PatternOperands& in, index_t row, 
 template <int G>
 constexpr int symbolic_block_threads() { return G > 32 ? G : kSmallBlock; }
 
-/// Symbolic, shared-memory bins. Each group of G lanes owns one row of the
+/// Symbolic, shared-memory bins (`rows` lists the bin's rows; null: rows 0 ..
+/// row_count-1). Each group of G lanes owns one row of the
 /// bin (blockDim.x / G rows per block) and a table of `table_size` keys,
 /// at least min(the row's product count, cols(B)), so it cannot overflow.
 /// Groups of up to a warp take A's entries G at a time, lane e loading entry
@@ -124,7 +125,7 @@ __global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_b
   const int lane = threadIdx.x % G;
   const index_t slot_in_bin = index_t(blockIdx.x) * (blockDim.x / G) + group;
   if (slot_in_bin >= row_count) return;
-  const index_t row = rows[slot_in_bin];
+  const index_t row = rows != nullptr ? rows[slot_in_bin] : slot_in_bin;
   index_t* keys = symbolic_keys + std::size_t(group) * table_size;
   const unsigned mask = unsigned(table_size - 1);
   for (int i = lane; i < table_size; i += G) keys[i] = kEmptyKey;
@@ -178,8 +179,9 @@ __global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_b
   }
 }
 
-/// Numeric, shared-memory bins. One warp owns one row of C, a table of
-/// `table_size` (key, value) slots (more than the row's nnz) and 32 staged
+/// Numeric, shared-memory bins (`rows` as in symbolic_shared_kernel). One
+/// warp owns one row of C, a table of
+/// `table_size` (key, value) slots (at least the row's nnz) and 32 staged
 /// values. A's entries come 32 at a time (lane e holds entry e and the scan
 /// of the B row lengths), their products in rounds of 32·Items in A order:
 /// each lane first loads its Items products (index q = round + i·32 + lane),
@@ -204,7 +206,7 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
   const int warps = blockDim.x / 32;
   const index_t slot_in_bin = index_t(blockIdx.x) * warps + warp;
   if (slot_in_bin >= row_count) return;  // whole warps leave together
-  const index_t row = rows[slot_in_bin];
+  const index_t row = rows != nullptr ? rows[slot_in_bin] : slot_in_bin;
   T* const all_values = reinterpret_cast<T*>(numeric_table);
   T* values = all_values + std::size_t(warp) * table_size;
   T* staged = all_values + std::size_t(warps) * table_size + 32 * warp;

@@ -37,6 +37,20 @@ constexpr int kNumericItems = 4;
 /// 3D 7-pt from 3.67-3.88 to 3.38-3.43 ms (H100), Pᵀ(AP) within noise.
 constexpr int kRankedRowMax = 128;
 
+/// A product whose B has at most kNarrowMaxColumns columns, and at most
+/// kNarrowMaxRows rows of about kNarrowMaxMeanProducts products or fewer
+/// (mean A row times mean B row), is narrow: the products of a coarse AMG
+/// level. Every row of C fits one table of B's columns, so neither pass bins
+/// its rows: a warp per row, one symbolic and one numeric launch, one
+/// read-back. The binned path waits on two read-backs more and ~10 more
+/// launches, ~100 µs per product whatever its size (H200 CUPTI timeline of
+/// 2D 5-pt 1024²'s coarsest levels). Its rows are too few or too heavy for a
+/// warp each past the row bounds: 3D 7-pt's coarsest R·(AP), 44 rows of
+/// ~4150 products, took as long narrow as sorted whole.
+constexpr int kNarrowMaxColumns = 1024;
+constexpr int kNarrowMaxRows = 65536;
+constexpr int kNarrowMaxMeanProducts = 1024;
+
 /// Threads per block when several rows share a block (groups of up to a
 /// warp); the symbolic kernels' launch bounds use it.
 constexpr int kSmallBlock = 256;

@@ -40,11 +40,8 @@ CsrMatrix<T> absolute(CsrMatrix<T> M) {
 // the terms per entry in these tests; this still catches any wrong, missing
 // or misplaced product.
 template <typename T>
-void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
-  const CsrMatrix<T> expected = spgemm(A, B);
-  const CsrMatrix<T> magnitude = spgemm(absolute(A), absolute(B));
-  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
-  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+void expect_near_cpu(const CsrMatrix<T>& actual, const CsrMatrix<T>& expected,
+                     const CsrMatrix<T>& magnitude) {
   validate(actual, "GPU product");
   ASSERT_EQ(actual.rows, expected.rows);
   ASSERT_EQ(actual.cols, expected.cols);
@@ -54,6 +51,31 @@ void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   for (index_t k = 0; k < expected.nnz(); ++k)
     ASSERT_NEAR(actual.values[k], expected.values[k], 64 * eps * magnitude.values[k])
         << "entry " << k;
+}
+
+// B with empty columns appended up to `cols`: the same product, wider.
+template <typename T>
+CsrMatrix<T> widened(CsrMatrix<T> M, index_t cols) {
+  M.cols = std::max(M.cols, cols);
+  return M;
+}
+
+// A product that may be narrow (B's columns at most kNarrowMaxColumns) is also
+// run with B widened past that bound, through the binned kernels: both match
+// the CPU, and each other bit for bit.
+template <typename T>
+void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const CsrMatrix<T> magnitude = spgemm(absolute(A), absolute(B));
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  expect_near_cpu(actual, expected, magnitude);
+  if (B.cols > spgemm_detail::kNarrowMaxColumns || A.rows > spgemm_detail::kNarrowMaxRows)
+    return;
+  const index_t wide = spgemm_detail::kNarrowMaxColumns + 1;
+  CsrMatrix<T> binned = to_host(spgemm(dA, to_device(widened(B, wide))));
+  expect_near_cpu(binned, widened(expected, wide), widened(magnitude, wide));
+  EXPECT_EQ(actual.values, binned.values) << "narrow and binned sums differ";
 }
 
 TYPED_TEST(SpgemmGpu, MatchesCpuOnRectangularMatricesWithEmptyRows) {
@@ -297,7 +319,8 @@ TYPED_TEST(SpgemmGpu, SortsAFewHeavyRowsWholeInBothPassesWithCpuBits) {
   // every row's products serves both passes; runs of ~12 are summed in A's
   // order. Rows 10-19 are empty (no products) and row 20 keeps one entry.
   // The numeric pass with new values makes the same choice and gives the
-  // same bits.
+  // same bits. B is widened past kNarrowMaxColumns (empty columns), so that
+  // the product is not narrow.
   const auto random = testing::random_matrix<T>({300, 2000, 40, 0.0, 0, false}, 26);
   CsrMatrix<T> A = zero_matrix<T>(random.rows, random.cols);
   for (index_t row = 0; row < random.rows; ++row) {
@@ -311,7 +334,8 @@ TYPED_TEST(SpgemmGpu, SortsAFewHeavyRowsWholeInBothPassesWithCpuBits) {
     }
     A.row_ptr[row + 1] = index_t(A.col_idx.size());
   }
-  const auto B = testing::random_matrix<T>({2000, 500, 150, 0.0, 0, false}, 27);
+  const auto B = widened(testing::random_matrix<T>({2000, 500, 150, 0.0, 0, false}, 27),
+                         spgemm_detail::kNarrowMaxColumns + 1);
   const CsrMatrix<T> expected = spgemm(A, B);
   DeviceCsr<T> dA = to_device(A);
   const DeviceCsr<T> dB = to_device(B);
