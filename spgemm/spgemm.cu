@@ -167,10 +167,10 @@ unsigned grid_for(std::int64_t items, int per_block) {
 
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
 /// numeric) the bin sizes followed by the product total (symbolic) or the
-/// nnz(C) total (numeric), and the cursors
+/// nnz(C) total (numeric) and, symbolic, the rows that are not short; the cursors
 /// that scatter rows into their bins; the numeric pass's error flag.
 struct Counters {
-  unsigned long long tallies[2][kMaxBins + 1];
+  unsigned long long tallies[2][kMaxBins + 2];
   index_t cursors[2][kMaxBins];
   int error;
 };
@@ -189,7 +189,7 @@ struct Workspace {
   std::uint8_t* bin_of_row;
   index_t* rows_by_bin;
   void* scan_storage;
-  std::array<unsigned long long, kMaxBins + 1> host_tallies{};
+  std::array<unsigned long long, kMaxBins + 2> host_tallies{};
   BinOffsets offsets{};
 
   Workspace(index_t rows, std::size_t scan_bytes, cudaStream_t stream)
@@ -224,6 +224,8 @@ struct Workspace {
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
+  /// After the count pass: rows with products that are not short.
+  unsigned long long rows_not_short() const { return host_tallies[kMaxBins + 1]; }
   /// The launches for bins first..last of one kernel family, whose table or
   /// width grows with the bin: a bin of fewer than `few` rows joins the next
   /// non-empty bin of the family if that is at most two bins up, whose table
@@ -332,6 +334,32 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   BINAMG_CHECK_LAUNCH();
 }
 
+/// The numeric pass of the short-row bins (numeric_short_rows_kernel; with
+/// row_runs, rows go at c_row_ptr's product offsets and their counts to
+/// row_runs).
+template <typename T>
+void fill_short_rows(const ProductOperands<T>& in, index_t b_cols, const index_t* c_row_ptr,
+                     index_t* c_col, T* c_val, index_t* row_runs, const SpgemmPolicy& policy,
+                     const Workspace& bins, int* error, cudaStream_t stream) {
+  const bool narrow_keys = (std::int64_t(b_cols) << kShortPositionBits) < (std::int64_t(1) << 32);
+  bins.for_each_launch(policy.numeric_short_bin(0), policy.numeric_short_bin(kShortWidths - 1),
+                       few_rows(policy), [&](int bin, const index_t* rows, index_t count) {
+    const int width_log2 = bin - policy.numeric_short_bin(0);
+    constexpr int Block = 256;
+    with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
+      constexpr int Width = decltype(w)::value;
+      const auto launch = [&](auto key) {
+        using Key = decltype(key);
+        numeric_short_rows_kernel<Block, Width, Key, T>
+            <<<grid_for(count, Block / Width), Block, 0, stream>>>(
+                in, rows, count, c_row_ptr, c_col, c_val, error, row_runs);
+        BINAMG_CHECK_LAUNCH();
+      };
+      if (narrow_keys) launch(0u); else launch(0ull);
+    });
+  });
+}
+
 /// Stage 3 and 4, numeric: C's columns and values for every binned row.
 template <typename T>
 void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
@@ -368,24 +396,8 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
       BINAMG_CHECK_LAUNCH();
     });
   });
-  bins.for_each_launch(policy.numeric_short_bin(0), policy.numeric_short_bin(kShortWidths - 1),
-                       few, [&](int bin, const index_t* rows, index_t count) {
-    const int width_log2 = bin - policy.numeric_short_bin(0);
-    constexpr int Block = 256;
-    const bool narrow_keys =
-        (std::int64_t(B.cols) << kShortPositionBits) < (std::int64_t(1) << 32);
-    with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
-      constexpr int Width = decltype(w)::value;
-      const auto launch = [&](auto key) {
-        using Key = decltype(key);
-        numeric_short_rows_kernel<Block, Width, Key, T>
-            <<<grid_for(count, Block / Width), Block, 0, stream>>>(
-                in, rows, count, C.row_ptr.data(), C.col_idx.data(), C.values.data(), error);
-        BINAMG_CHECK_LAUNCH();
-      };
-      if (narrow_keys) launch(0u); else launch(0ull);
-    });
-  });
+  fill_short_rows(in, B.cols, C.row_ptr.data(), C.col_idx.data(), C.values.data(), nullptr,
+                  policy, bins, error, stream);
   const int global_bin = shared_bins + 1;
   const index_t count = bins.count(global_bin);
   if (count == 0) return;
@@ -469,6 +481,70 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
   C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
   C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
   all.fill(C, &bins.counters->error);
+}
+
+/// Whether the count pass's product lets the short-row kernel fill it without
+/// the symbolic pass (SpgemmPolicy::fused_short_min_products).
+template <typename T>
+bool fuses_short_rows(const SpgemmPolicy& policy, index_t rows, std::int64_t products,
+                      const Workspace& bins) {
+  return bins.rows_not_short() == 0 && products >= policy.fused_short_min_products &&
+         products >= std::int64_t(policy.fused_short_min_mean) * rows &&
+         std::uint64_t(products) * (sizeof(index_t) + sizeof(T)) <= policy.fused_short_budget;
+}
+
+constexpr int kPackLanes = 8;
+
+/// Moves each row's `count` entries from its room at `from` (product
+/// offsets) to C's row; kPackLanes lanes per row.
+template <typename T>
+__global__ void pack_rows_kernel(index_t rows, const index_t* from, const index_t* staged_col,
+                                 const T* staged_val, const index_t* c_row_ptr, index_t* c_col,
+                                 T* c_val) {
+  const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const index_t row = index_t(thread / kPackLanes);
+  if (row >= rows) return;
+  const index_t source = from[row], target = c_row_ptr[row];
+  const index_t count = c_row_ptr[row + 1] - target;
+  for (index_t i = index_t(thread % kPackLanes); i < count; i += kPackLanes) {
+    c_col[target + i] = staged_col[source + i];
+    c_val[target + i] = staged_val[source + i];
+  }
+}
+
+/// Stages 3-4 for a product whose rows are all short (fuses_short_rows):
+/// row_ptr holds each row's product count (count pass). Each row is
+/// summed once, by the short-row kernel, into room for its products, which
+/// counts its entries; the scan of the counts places the rows, packed into C.
+/// The symbolic pass it skips hashed every product (3D 27-pt's A·P: ~120
+/// products onto ~12 columns per row).
+template <typename T>
+void fused_short_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
+                         DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
+                         std::size_t scan_bytes, cudaStream_t stream) {
+  const index_t rows = A.rows;
+  DeviceBuffer<index_t> room(std::size_t(rows) + 1, stream, "spgemm: product offsets");
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), room.data(), rows + 1,
+                                                  stream));
+  bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
+  DeviceBuffer<index_t> staged_col(std::size_t(products), stream, "spgemm: unpacked columns");
+  DeviceBuffer<T> staged_val(std::size_t(products), stream, "spgemm: unpacked values");
+  const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                              B.row_ptr.data(), B.col_idx.data(), B.values.data()};
+  fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
+                  C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), C.row_ptr.data(),
+                                                  rows + 1, stream));
+  C.nnz = read_back(C.row_ptr.data() + rows, stream);
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  constexpr int Block = 256;
+  pack_rows_kernel<T><<<grid_for(std::int64_t(rows) * kPackLanes, Block), Block, 0, stream>>>(
+      rows, room.data(), staged_col.data(), staged_val.data(), C.row_ptr.data(),
+      C.col_idx.data(), C.values.data());
+  BINAMG_CHECK_LAUNCH();
 }
 
 /// Whether A·B is narrow (see kNarrowMaxColumns).
@@ -607,6 +683,10 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   const std::int64_t products = std::int64_t(bins.host_tallies[kMaxBins]);
   if (sorts_whole<T>(policy, rows, products)) {
     sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
+    return C;
+  }
+  if (fuses_short_rows<T>(policy, rows, products, bins)) {
+    fused_short_product(A, B, products, C, policy, bins, scan_bytes, stream);
     return C;
   }
 

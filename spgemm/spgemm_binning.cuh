@@ -68,9 +68,11 @@ constexpr int kOwnProductSteps = 32;
 /// global path. Rows of more than global_above products go to max_bin (the
 /// largest table would fill past its load limit). Rows with 0 or 1 product
 /// need no kernel: their nnz(C) is the
-/// product count, stored now; row_nnz[rows] (read, not used, by the exclusive
-/// scan) is zeroed too. bin_counts[kMaxBins] receives the products of all
-/// rows. Rows of at least entrywise_min_b_length products per
+/// product count. Every row's product count is stored in row_nnz (the
+/// symbolic pass overwrites those of binned rows); row_nnz[rows] (read, not
+/// used, by the exclusive scan) is zeroed too. bin_counts[kMaxBins] receives
+/// the products of all rows, bin_counts[kMaxBins + 1] the rows with products
+/// that are not short. Rows of at least entrywise_min_b_length products per
 /// A entry get kEntrywiseClass above their bin, short rows (see
 /// short_width_log2) kShortClass + their width's log2, for bin_by_nnz_kernel
 /// (the histogram counts the bin alone).
@@ -88,10 +90,12 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
   __shared__ index_t long_end[kRowsPerBlock];
   __shared__ unsigned long long long_products[kRowsPerBlock];
   __shared__ unsigned long long block_products;
+  __shared__ unsigned block_not_short;
   if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
   if (threadIdx.x == 0) {
     long_count = 0;
     block_products = 0;
+    block_not_short = 0;
   }
   __syncthreads();
   // The blocks stride over the rows, so that the totals reach global memory
@@ -141,9 +145,8 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
     const bool counted = row < rows && lane == 0;
     int bin = 0;
     if (counted) {
-      if (products <= 1)
-        row_nnz[row] = index_t(products);
-      else
+      row_nnz[row] = index_t(min(products, std::int64_t(INT32_MAX)));
+      if (products > 1)
         bin = products > global_above ? max_bin : min(rule.bin_of(products), max_bin);
       // The class of every row, so that the numeric pass bins it as
       // spgemm_numeric (which counts products itself) would.
@@ -154,6 +157,7 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
       else if (products >= std::int64_t(entrywise_min_b_length) * (end - begin))
         numeric_class = kEntrywiseClass;
       bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
+      if (products > 0 && width_log2 < 0) atomicAdd(&block_not_short, 1u);
     }
     add_to_histogram(histogram, bin, counted);
     unsigned long long warp_products = counted ? static_cast<unsigned long long>(products) : 0;
@@ -166,6 +170,8 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
     __syncthreads();
   }
   if (threadIdx.x == 0 && block_products != 0) atomicAdd(&bin_counts[kMaxBins], block_products);
+  if (threadIdx.x == 0 && block_not_short != 0)
+    atomicAdd(&bin_counts[kMaxBins + 1], static_cast<unsigned long long>(block_not_short));
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],
               static_cast<unsigned long long>(histogram[threadIdx.x]));

@@ -102,11 +102,14 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
 /// position (half the shuffles and compares of 64-bit ones, the sort's cost).
 /// Invariant: a run's sum equals the CPU's for that entry. Sub-
 /// warps past the bin's end idle through their warp's shuffles. Sets *error
-/// if the number of runs differs from C's nnz for the row.
+/// if the number of runs differs from C's nnz for the row; with `row_runs`,
+/// c_row_ptr gives each row room for its products instead, and the number of
+/// runs goes to row_runs[row] (see fused_short_product).
 template <int Block, int Width, typename Key, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
-                              const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+                              const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error,
+                              index_t* row_runs) {
   constexpr unsigned kWarp = 0xffffffffu;
   constexpr int Rows = Block / Width;
   constexpr int Capacity = Width * kShortItems;
@@ -244,7 +247,12 @@ __global__ void __launch_bounds__(Block)
     c_col[start + r] = index_t(keys[group][head] >> kShortPositionBits);
     c_val[start + r] = sum;
   }
-  if (active && lane == 0 && runs != nnz) atomicExch(error, 1);
+  if (active && lane == 0) {
+    if (row_runs != nullptr)
+      row_runs[row] = runs;
+    else if (runs != nnz)
+      atomicExch(error, 1);
+  }
 }
 
 }  // namespace binamg::spgemm_detail

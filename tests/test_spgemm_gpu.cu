@@ -244,6 +244,32 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsWhoseProductsShareFewColumns) {
 // Row r of A holds columns 0 .. 32 + r (past the short-row kernel's 32
 // entries), row j of B columns j and j + 1: row r of C has 34 + r entries,
 // each the sum of one or two products, all in the warp-per-row hash kernel.
+TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 2D 9-pt 250² squared: 62500 rows of up to 81 products (past
+  // fused_short_min_products and fused_short_min_mean, all short), so the
+  // short-row kernel counts and fills the rows without a symbolic pass. Rows
+  // 0-999 are emptied and rows 1000-1999 keep their diagonal alone (0 and 9
+  // products).
+  const CsrMatrix<T> stencil = poisson<T>(Stencil::poisson2d_9, 250);
+  CsrMatrix<T> A = zero_matrix<T>(stencil.rows, stencil.cols);
+  for (index_t row = 0; row < stencil.rows; ++row) {
+    for (index_t k = stencil.row_ptr[row]; k < stencil.row_ptr[row + 1]; ++k) {
+      if (row < 1000 || (row < 2000 && stencil.col_idx[k] != row)) continue;
+      A.col_idx.push_back(stencil.col_idx[k]);
+      A.values.push_back(stencil.values[k] * T(1 + row % 3));
+    }
+    A.row_ptr[row + 1] = A.nnz();
+  }
+  const CsrMatrix<T> expected = spgemm(A, stencil);
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(stencil);
+  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+}
+
 TYPED_TEST(SpgemmGpu, WritesHashRowsInColumnOrderOnBothSidesOfTheRankedRowLimit) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
