@@ -463,6 +463,19 @@ unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
   return bins.host_tallies[kMaxBins];
 }
 
+/// C's row offsets from its row counts in place (row_ptr[rows] is 0), and its
+/// arrays, sized by the total (one read-back).
+template <typename T>
+void allocate_from_counts(DeviceCsr<T>& C, const Workspace& bins, std::size_t scan_bytes,
+                          cudaStream_t stream) {
+  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                  C.row_ptr.data(), C.row_ptr.data(),
+                                                  C.rows + 1, stream));
+  C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+}
+
 /// Stages 3-4 for a product sorted whole (sorts_whole; `products` is the
 /// count pass's total): every row of A in one sort that serves both passes,
 /// and nnz(C) read from the row-offset scan, where the general path reads
@@ -474,12 +487,7 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
                         cudaStream_t stream) {
   SortedLongRows<T> all(A, B, products, stream);
   all.count_runs(C.row_ptr.data(), true);  // row_ptr[rows] is 0 since the count pass
-  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
-                                                  C.row_ptr.data(), C.row_ptr.data(),
-                                                  C.rows + 1, stream));
-  C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  allocate_from_counts(C, bins, scan_bytes, stream);
   all.fill(C, &bins.counters->error);
 }
 
@@ -534,12 +542,7 @@ void fused_short_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int6
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
   fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
                   C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
-  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
-                                                  C.row_ptr.data(), C.row_ptr.data(),
-                                                  rows + 1, stream));
-  C.nnz = read_back(C.row_ptr.data() + rows, stream);
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  allocate_from_counts(C, bins, scan_bytes, stream);
   constexpr int Block = 256;
   pack_rows_kernel<T><<<grid_for(std::int64_t(rows) * kPackLanes, Block), Block, 0, stream>>>(
       rows, room.data(), staged_col.data(), staged_val.data(), C.row_ptr.data(),
@@ -579,12 +582,7 @@ void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
           nullptr, rows, table, walk.sub_width, walk.balanced_length, C.row_ptr.data());
   BINAMG_CHECK_LAUNCH();
   BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data() + rows, 0, sizeof(index_t), stream));
-  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
-                                                  C.row_ptr.data(), C.row_ptr.data(),
-                                                  rows + 1, stream));
-  C.nnz = read_back(C.row_ptr.data() + rows, stream);
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  allocate_from_counts(C, bins, scan_bytes, stream);
 
   const BinLaunch launch = numeric_launch_of_bin(policy, log2_of(table / policy.min_table) + 1,
                                                  rows);
