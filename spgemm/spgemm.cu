@@ -494,10 +494,11 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
 /// Whether the count pass's product lets the short-row kernel fill it without
 /// the symbolic pass (SpgemmPolicy::fused_short_min_products).
 template <typename T>
-bool fuses_short_rows(const SpgemmPolicy& policy, index_t rows, std::int64_t products,
-                      const Workspace& bins) {
+bool fuses_short_rows(const SpgemmPolicy& policy, const DeviceCsr<T>& B, index_t rows,
+                      std::int64_t products, const Workspace& bins) {
   return bins.rows_not_short() == 0 && products >= policy.fused_short_min_products &&
          products >= std::int64_t(policy.fused_short_min_mean) * rows &&
+         std::int64_t(B.cols) * policy.fused_short_narrowing <= B.rows &&
          std::uint64_t(products) * (sizeof(index_t) + sizeof(T)) <= policy.fused_short_budget;
 }
 
@@ -683,7 +684,7 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
     sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
     return C;
   }
-  if (fuses_short_rows<T>(policy, rows, products, bins)) {
+  if (fuses_short_rows(policy, B, rows, products, bins)) {
     fused_short_product(A, B, products, C, policy, bins, scan_bytes, stream);
     return C;
   }

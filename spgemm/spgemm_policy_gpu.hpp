@@ -137,7 +137,9 @@ struct SpgemmPolicy {
   // call's peak well under cuSPARSE's on such matrices.
   std::size_t split_memory_budget = std::size_t(160) << 20;
   // A product of at least fused_short_min_products, fused_short_min_mean per
-  // row, whose rows are all short skips the symbolic pass: the short-row
+  // row, into a space of at most 1/fused_short_narrowing of B's rows (a
+  // prolongator's coarse space, where products of a row share few columns),
+  // whose rows are all short skips the symbolic pass: the short-row
   // kernel writes each row into room for its products (at most
   // fused_short_budget bytes of columns and values) and counts it; the rows
   // are then packed into C (fused_short_product). Measured on the H100: 3D
@@ -145,6 +147,7 @@ struct SpgemmPolicy {
   // 7-pt's (~25 per row) 1.33 -> 1.37 ms, hence the mean.
   std::int64_t fused_short_min_products = std::int64_t(1) << 22;
   int fused_short_min_mean = 64;
+  int fused_short_narrowing = 4;
   std::size_t fused_short_budget = std::size_t(2) << 30;
 
   // Derived from the device (see spgemm_policy).

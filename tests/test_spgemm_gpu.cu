@@ -247,11 +247,12 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsWhoseProductsShareFewColumns) {
 TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  // 2D 9-pt 250² squared: 62500 rows of up to 81 products (past
-  // fused_short_min_products and fused_short_min_mean, all short), so the
-  // short-row kernel counts and fills the rows without a symbolic pass. Rows
-  // 0-999 are emptied and rows 1000-1999 keep their diagonal alone (0 and 9
-  // products).
+  // 2D 9-pt 250² times B of 62500 rows of 9 entries onto 6944 columns (a
+  // prolongator's shape):
+  // rows of up to 81 products (past fused_short_min_products and
+  // fused_short_min_mean, into B's narrow space, all short), so the short-row
+  // kernel counts and fills the rows without a symbolic pass. Rows 0-999 are
+  // emptied and rows 1000-1999 keep their diagonal alone (0 and 9 products).
   const CsrMatrix<T> stencil = poisson<T>(Stencil::poisson2d_9, 250);
   CsrMatrix<T> A = zero_matrix<T>(stencil.rows, stencil.cols);
   for (index_t row = 0; row < stencil.rows; ++row) {
@@ -262,8 +263,15 @@ TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
     }
     A.row_ptr[row + 1] = A.nnz();
   }
-  const CsrMatrix<T> expected = spgemm(A, stencil);
-  const DeviceCsr<T> dA = to_device(A), dB = to_device(stencil);
+  const CsrMatrix<T> B = spread_rows<T>(stencil.cols, stencil.cols / 9, 9);
+  std::int64_t products = 0;
+  for (index_t k = 0; k < A.nnz(); ++k) products += B.row_length(A.col_idx[k]);
+  const spgemm_detail::SpgemmPolicy& policy = spgemm_detail::spgemm_policy(sizeof(T));
+  ASSERT_GE(products, policy.fused_short_min_products);
+  ASSERT_GE(products, std::int64_t(policy.fused_short_min_mean) * A.rows);
+  ASSERT_LE(std::int64_t(B.cols) * policy.fused_short_narrowing, B.rows);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   EXPECT_EQ(actual.row_ptr, expected.row_ptr);
   EXPECT_EQ(actual.col_idx, expected.col_idx);
