@@ -6,6 +6,8 @@
 // which is A's row order: the CPU reference's sum, bit for bit.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
 
@@ -16,34 +18,6 @@ constexpr int kShortPositionBits = 7;
 static_assert((1 << kShortPositionBits) == kShortMaxProducts, "positions must fit their bits");
 
 constexpr int log2_of_power(int value) { return value <= 1 ? 0 : 1 + log2_of_power(value / 2); }
-
-/// Position of the n-th (from 0) set bit of the Words·32-bit mask `bits`
-/// (word w holds bits 32w ..); the mask has more than n set bits.
-template <int Words>
-__device__ __forceinline__ int nth_set_bit(const unsigned (&bits)[Words], int n) {
-  int word = 0;
-  unsigned mask = bits[0];
-#pragma unroll
-  for (int w = 1; w < Words; ++w) {
-    const int below = __popc(mask);
-    if (word == w - 1 && n >= below) {
-      n -= below;
-      word = w;
-      mask = bits[w];
-    }
-  }
-  int position = 0;
-#pragma unroll
-  for (int width = 16; width > 0; width >>= 1) {
-    const int low = __popc(mask & ((1u << width) - 1u));
-    if (n >= low) {
-      n -= low;
-      mask >>= width;
-      position += width;
-    }
-  }
-  return word * 32 + position;
-}
 
 /// Sorts the sub-warp's Width·Items keys ascending in registers,
 /// blocked: lane l of the sub-warp holds elements l·Items .. l·Items+Items-1.
@@ -88,23 +62,45 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
   }
 }
 
+/// Stores a lane's kShortItems (4) consecutive slots with 16-byte stores:
+/// the sub-warp's slots are contiguous, so the stores meet no bank conflict,
+/// where four scalar stores kShortItems slots apart each meet a 4- to 8-way one.
+template <typename V>
+__device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems]) {
+  static_assert(kShortItems == 4 && (sizeof(V) == 4 || sizeof(V) == 8), "16-byte stores");
+  if constexpr (sizeof(V) == 4) {
+    uint4 packed;
+    memcpy(&packed, from, sizeof(packed));
+    *reinterpret_cast<uint4*>(to) = packed;
+  } else {
+    ulonglong2 low, high;
+    memcpy(&low, from, sizeof(low));
+    memcpy(&high, from + 2, sizeof(high));
+    reinterpret_cast<ulonglong2*>(to)[0] = low;
+    reinterpret_cast<ulonglong2*>(to)[1] = high;
+  }
+}
+
 /// Numeric, short rows. Each sub-warp of Width lanes owns one row of the bin
 /// (at most kShortMaxAEntries A entries and Width·kShortItems products and
 /// entries; Block/Width rows per block) and shared slots for its entries and
 /// products. The sub-warp scans the B row lengths, Width entries at a time,
-/// and each entry marks the slot of its first product, so that product q
-/// (A-order index) finds its entry by a running maximum over the slots. Keys
-/// are (column << kShortPositionBits) | q, sorted in registers and stored
-/// back in order with their values, so a run of equal columns is a range of
-/// slots holding its products in A's order; lane r % Width sums run r's range
-/// left to right (its bounds from the run heads' bits), all runs at once,
-/// and writes it at rank r. Keys are 32-bit when the columns leave room for the
-/// position (half the shuffles and compares of 64-bit ones, the sort's cost).
-/// Invariant: a run's sum equals the CPU's for that entry. Sub-
-/// warps past the bin's end idle through their warp's shuffles. Sets *error
-/// if the number of runs differs from C's nnz for the row; with `row_runs`,
-/// c_row_ptr gives each row room for its products instead, and the number of
-/// runs goes to row_runs[row] (see fused_short_product).
+/// and each entry writes its index into the slots of its products, so that
+/// product q (A-order index) reads its entry. Lane l expands products
+/// j·Width + l (j < kShortItems): a round's lanes gather consecutive products
+/// of B, mostly from the same few rows, into consecutive slots. Keys are
+/// (column << kShortPositionBits) | q, sorted in registers and stored back in
+/// order with their values, so a run of equal columns is a range of slots
+/// holding its products in A's order; lane r % Width sums run r's range left
+/// to right (its bounds from the runs' first slots, placed by rank when the
+/// heads are found), all runs at once, and writes it at rank r. Keys are
+/// 32-bit when the columns leave room for the position (half the shuffles
+/// and compares of 64-bit ones, the sort's cost). Invariant: a run's sum
+/// equals the CPU's for that entry. Sub-warps past the bin's end idle through
+/// their warp's shuffles. Sets *error if the number of runs differs from C's
+/// nnz for the row; with `row_runs`, c_row_ptr gives each row room for its
+/// products instead, and the number of runs goes to row_runs[row] (see
+/// fused_short_product).
 template <int Block, int Width, typename Key, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
@@ -114,11 +110,17 @@ __global__ void __launch_bounds__(Block)
   constexpr int Rows = Block / Width;
   constexpr int Capacity = Width * kShortItems;
   constexpr int MaxEntries = Capacity < kShortMaxAEntries ? Capacity : kShortMaxAEntries;
-  __shared__ Key keys[Rows][Capacity];
-  __shared__ T values[Rows][Capacity];
-  __shared__ index_t entry_offset[Rows][MaxEntries];
-  __shared__ index_t entry_b_begin[Rows][MaxEntries];
+  // A sub-warp's slots start Width banks after the previous one's, so that
+  // the sub-warps of a warp reading slot j·Width + lane meet no bank conflict.
+  constexpr int Stride = Width < 32 ? Capacity + Width : Capacity;
+  __shared__ __align__(16) Key keys[Rows][Stride];
+  __shared__ __align__(16) T values[Rows][Stride];
+  // Per entry: B's position of its product q, less q, and its A value.
+  __shared__ index_t entry_base[Rows][MaxEntries];
   __shared__ T entry_a[Rows][MaxEntries];
+  // Each slot's entry until the products are expanded, then each run's first slot.
+  __shared__ unsigned char slot_bytes[Rows][Capacity];
+  static_assert(Capacity <= 256 && MaxEntries <= 256, "slots and entries fit a byte");
   const int group = threadIdx.x / Width;
   const int lane = threadIdx.x % Width;
   const index_t first_of_warp = index_t(blockIdx.x) * Rows + (threadIdx.x / 32) * (32 / Width);
@@ -135,12 +137,11 @@ __global__ void __launch_bounds__(Block)
   index_t total = 0;
   for (int base = 0; base < warp_entries; base += Width) {
     const int e = base + lane;
-    index_t length = 0;
+    index_t b_begin = 0, length = 0;
     if (e < entries) {
       const index_t inner = in.a_col[a_begin + e];
-      const index_t b_begin = in.b_row_ptr[inner];
+      b_begin = in.b_row_ptr[inner];
       length = in.b_row_ptr[inner + 1] - b_begin;
-      entry_b_begin[group][e] = b_begin;
       entry_a[group][e] = in.a_val[a_begin + e];
     }
     index_t inclusive = length;
@@ -149,50 +150,25 @@ __global__ void __launch_bounds__(Block)
       const index_t before = __shfl_up_sync(kWarp, inclusive, step, Width);
       if (lane >= step) inclusive += before;
     }
-    if (e < entries) entry_offset[group][e] = total + inclusive - length;
+    if (e < entries) {
+      const index_t offset = total + inclusive - length;
+      entry_base[group][e] = b_begin - offset;
+      for (index_t q = offset; q < offset + length; ++q) slot_bytes[group][q] = (unsigned char)e;
+    }
     total += __shfl_sync(kWarp, inclusive, Width - 1, Width);
   }
   __syncwarp();
 
-  // The entry of product q, the last entry starting at or before q: each
-  // entry marks the slot of its first product (of the entries starting
-  // there, only the last has products), and a running maximum over the
-  // slots, lane·kShortItems+j in order, carries it on. `keys` holds the marks
-  // until the sorted keys replace them.
-#pragma unroll
-  for (int j = 0; j < kShortItems; ++j) keys[group][lane * kShortItems + j] = Key(0);
-  __syncwarp();
-  for (int e = lane; e < entries; e += Width) {
-    const index_t offset = entry_offset[group][e];
-    if (offset < total && (e + 1 == entries || entry_offset[group][e + 1] != offset))
-      keys[group][offset] = Key(e);
-  }
-  __syncwarp();
-  int entry_of[kShortItems];
-  int running = 0;
-#pragma unroll
-  for (int j = 0; j < kShortItems; ++j) {
-    running = max(running, int(keys[group][lane * kShortItems + j]));
-    entry_of[j] = running;
-  }
-#pragma unroll
-  for (int step = 1; step < Width; step <<= 1) {
-    const int before = __shfl_up_sync(kWarp, running, step, Width);
-    if (lane >= step) running = max(running, before);
-  }
-  const int from_before = __shfl_up_sync(kWarp, running, 1, Width);  // every lane shuffles
-  const int before_lane = lane > 0 ? from_before : 0;
-
-  // Expand products lane·kShortItems+j into sort keys (padding past `total`
-  // sorts last) and their values, sort, store the keys in order.
+  // Expand products j·Width + lane into sort keys (padding past `total` sorts
+  // last) and their values.
   Key sorted[kShortItems];
 #pragma unroll
   for (int j = 0; j < kShortItems; ++j) {
-    const int q = lane * kShortItems + j;
+    const int q = j * Width + lane;
     sorted[j] = ~Key(0);
     if (q < total) {
-      const int e = max(entry_of[j], before_lane);
-      const index_t p = entry_b_begin[group][e] + (q - entry_offset[group][e]);
+      const int e = slot_bytes[group][q];
+      const index_t p = entry_base[group][e] + q;
       values[group][q] = product(entry_a[group][e], in.b_val[p]);
       sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
     }
@@ -208,19 +184,16 @@ __global__ void __launch_bounds__(Block)
     ordered[j] = q < total ? values[group][sorted[j] & position_mask] : T(0);
   }
   __syncwarp();  // every value is read before any is overwritten
-#pragma unroll
-  for (int j = 0; j < kShortItems; ++j) {
-    keys[group][lane * kShortItems + j] = sorted[j];
-    values[group][lane * kShortItems + j] = ordered[j];
-  }
+  store_slots(&keys[group][lane * kShortItems], sorted);
+  store_slots(&values[group][lane * kShortItems], ordered);
   __syncwarp();
 
-  // Run heads as bits of the sub-warp's slots, word q / 32, bit q % 32.
-  constexpr int HeadWords = (Capacity + 31) / 32;
-  const unsigned warp_lane = threadIdx.x % 32;
+  // Run heads, the slots whose column differs from the previous slot's:
+  // each goes to slot_bytes at its rank (the heads of earlier steps, then of
+  // lower lanes), which the expansion no longer reads.
   const unsigned sub_warp = group_mask<Width>();
-  const unsigned group_shift = warp_lane & ~unsigned(Width - 1);
-  unsigned head_bits[HeadWords] = {};
+  const unsigned group_shift = (threadIdx.x % 32) & ~unsigned(Width - 1);
+  int runs = 0;
 #pragma unroll
   for (int base = 0; base < Capacity; base += Width) {
     const int q = base + lane;
@@ -228,20 +201,19 @@ __global__ void __launch_bounds__(Block)
         q < total && (q == 0 || (keys[group][q - 1] >> kShortPositionBits) !=
                                     (keys[group][q] >> kShortPositionBits));
     const unsigned heads = (__ballot_sync(kWarp, head) & sub_warp) >> group_shift;
-    head_bits[base / 32] |= heads << (base % 32);
+    if (head) slot_bytes[group][runs + __popc(heads & ((1u << lane) - 1u))] = (unsigned char)q;
+    runs += __popc(heads);
   }
+  __syncwarp();
 
   // Run r goes to lane r % Width: all runs are summed at once, each left to
-  // right up to the next head (or the row's last product), and written at
-  // rank r.
-  int runs = 0;
-#pragma unroll
-  for (int w = 0; w < HeadWords; ++w) runs += __popc(head_bits[w]);
+  // right up to the next run's first slot (or the row's last product), and
+  // written at rank r.
   const index_t start = active ? c_row_ptr[row] : 0;
   const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
   for (int r = lane; r < runs && r < nnz; r += Width) {
-    const int head = nth_set_bit(head_bits, r);
-    const int end = r + 1 < runs ? nth_set_bit(head_bits, r + 1) : int(total);
+    const int head = slot_bytes[group][r];
+    const int end = r + 1 < runs ? int(slot_bytes[group][r + 1]) : int(total);
     T sum = values[group][head];
     for (int q = head + 1; q < end; ++q) sum += values[group][q];
     c_col[start + r] = index_t(keys[group][head] >> kShortPositionBits);
