@@ -167,7 +167,7 @@ unsigned grid_for(std::int64_t items, int per_block) {
 
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
 /// numeric) the bin sizes followed by the product total (symbolic) or the
-/// nnz(C) total (numeric) and, symbolic, the rows that are not short; the cursors
+/// nnz(C) total (numeric) and, symbolic, the entry-wise rows; the cursors
 /// that scatter rows into their bins; the numeric pass's error flag.
 struct Counters {
   unsigned long long tallies[2][kMaxBins + 2];
@@ -224,8 +224,8 @@ struct Workspace {
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
-  /// After the count pass: rows with products that are not short.
-  unsigned long long rows_not_short() const { return host_tallies[kMaxBins + 1]; }
+  /// After the count pass: rows of the entry-wise class.
+  unsigned long long rows_entrywise() const { return host_tallies[kMaxBins + 1]; }
   /// The launches for bins first..last of one kernel family, whose table or
   /// width grows with the bin: a bin of fewer than `few` rows joins the next
   /// non-empty bin of the family if that is at most two bins up, whose table
@@ -360,6 +360,25 @@ void fill_short_rows(const ProductOperands<T>& in, index_t b_cols, const index_t
   });
 }
 
+/// The numeric pass of the shared-table bins (numeric_shared_kernel;
+/// row_runs as in fill_short_rows).
+template <typename T>
+void fill_shared_rows(const ProductOperands<T>& in, const index_t* c_row_ptr, index_t* c_col,
+                      T* c_val, index_t* row_runs, const SpgemmPolicy& policy,
+                      const Workspace& bins, int* error, cudaStream_t stream) {
+  bins.for_each_launch(1, policy.numeric_shared_bins(), few_rows(policy),
+                       [&](int bin, const index_t* rows, index_t count) {
+    const BinLaunch launch = numeric_launch_of_bin(policy, bin, count);
+    const std::size_t shared =
+        std::size_t(launch.rows_per_block) * policy.numeric_row_bytes(launch.table);
+    allow_shared_memory<numeric_shared_kernel<kNumericItems, T>>(policy, shared);
+    numeric_shared_kernel<kNumericItems, T>
+        <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
+            in, rows, count, launch.table, c_row_ptr, c_col, c_val, error, row_runs);
+    BINAMG_CHECK_LAUNCH();
+  });
+}
+
 /// Stage 3 and 4, numeric: C's columns and values for every binned row.
 template <typename T>
 void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
@@ -369,17 +388,8 @@ void fill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
   const int shared_bins = policy.numeric_shared_bins();
   const index_t few = few_rows(policy);
-  bins.for_each_launch(1, shared_bins, few, [&](int bin, const index_t* rows, index_t count) {
-    const BinLaunch launch = numeric_launch_of_bin(policy, bin, count);
-    const std::size_t shared =
-        std::size_t(launch.rows_per_block) * policy.numeric_row_bytes(launch.table);
-    allow_shared_memory<numeric_shared_kernel<kNumericItems, T>>(policy, shared);
-    numeric_shared_kernel<kNumericItems, T>
-        <<<grid_for(count, launch.rows_per_block), launch.block, shared, stream>>>(
-            in, rows, count, launch.table, C.row_ptr.data(), C.col_idx.data(),
-            C.values.data(), error);
-    BINAMG_CHECK_LAUNCH();
-  });
+  fill_shared_rows(in, C.row_ptr.data(), C.col_idx.data(), C.values.data(), nullptr, policy,
+                   bins, error, stream);
   const int entrywise_offset = policy.numeric_entrywise_bin(1) - 1;
   bins.for_each_launch(policy.numeric_entrywise_bin(1), policy.numeric_entrywise_bin(shared_bins),
                        few, [&](int entrywise_bin, const index_t* rows, index_t count) {
@@ -491,15 +501,20 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
   all.fill(C, &bins.counters->error);
 }
 
-/// Whether the count pass's product lets the short-row kernel fill it without
-/// the symbolic pass (SpgemmPolicy::fused_short_min_products).
+/// Whether the count pass's product may skip the symbolic pass
+/// (SpgemmPolicy::fused_min_products): rows in symbolic bins up to max_bin,
+/// the largest holding rows of at most its table's products.
 template <typename T>
-bool fuses_short_rows(const SpgemmPolicy& policy, const DeviceCsr<T>& B, index_t rows,
-                      std::int64_t products, const Workspace& bins) {
-  return bins.rows_not_short() == 0 && products >= policy.fused_short_min_products &&
-         products >= std::int64_t(policy.fused_short_min_mean) * rows &&
-         std::int64_t(B.cols) * policy.fused_short_narrowing <= B.rows &&
-         std::uint64_t(products) * (sizeof(index_t) + sizeof(T)) <= policy.fused_short_budget;
+bool fuses_rows(const SpgemmPolicy& policy, const DeviceCsr<T>& B, index_t rows,
+                std::int64_t products, int max_bin, const Workspace& bins) {
+  std::int64_t most_products = 1;  // bound of the largest non-empty bin
+  for (int bin = 1; bin <= max_bin; ++bin)
+    if (bins.count(bin) > 0) most_products = std::int64_t(policy.min_table) << (bin - 1);
+  return bins.rows_entrywise() == 0 && most_products <= policy.fused_max_row_products &&
+         products >= policy.fused_min_products &&
+         products >= std::int64_t(policy.fused_min_mean) * rows &&
+         std::int64_t(B.cols) * policy.fused_narrowing <= B.rows &&
+         std::uint64_t(products) * (sizeof(index_t) + sizeof(T)) <= policy.fused_budget;
 }
 
 constexpr int kPackLanes = 8;
@@ -521,26 +536,35 @@ __global__ void pack_rows_kernel(index_t rows, const index_t* from, const index_
   }
 }
 
-/// Stages 3-4 for a product whose rows are all short (fuses_short_rows):
-/// row_ptr holds each row's product count (count pass). Each row is
-/// summed once, by the short-row kernel, into room for its products, which
-/// counts its entries; the scan of the counts places the rows, packed into C.
-/// The symbolic pass it skips hashed every product (3D 27-pt's A·P: ~120
-/// products onto ~12 columns per row).
+/// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
+/// holds each row's product count (count pass). Each row is summed once, by
+/// the short-row or the shared-table kernel (a table sized by its products),
+/// into room for its products, which counts its entries; the scan of the
+/// counts places the rows, packed into C. The symbolic pass it skips hashed
+/// every product (3D 27-pt's A·P: ~120 products onto ~12 columns per row).
 template <typename T>
-void fused_short_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
-                         DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
-                         std::size_t scan_bytes, cudaStream_t stream) {
+void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
+                   DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
+                   std::size_t scan_bytes, cudaStream_t stream) {
   const index_t rows = A.rows;
   DeviceBuffer<index_t> room(std::size_t(rows) + 1, stream, "spgemm: product offsets");
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
                                                   C.row_ptr.data(), room.data(), rows + 1,
                                                   stream));
   bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
+  const int shared_bins = policy.numeric_shared_bins();
+  for (int bin = shared_bins + 1; bin <= policy.numeric_last_bin(); ++bin) {
+    const bool short_rows =
+        bin >= policy.numeric_short_bin(0) && bin < policy.numeric_short_bin(kShortWidths);
+    require(short_rows || bins.count(bin) == 0,
+            "spgemm: internal error: a fused product has rows past the shared tables");
+  }
   DeviceBuffer<index_t> staged_col(std::size_t(products), stream, "spgemm: unpacked columns");
   DeviceBuffer<T> staged_val(std::size_t(products), stream, "spgemm: unpacked values");
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
+  fill_shared_rows(in, room.data(), staged_col.data(), staged_val.data(), C.row_ptr.data(),
+                   policy, bins, &bins.counters->error, stream);
   fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
                   C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
   allocate_from_counts(C, bins, scan_bytes, stream);
@@ -595,7 +619,7 @@ void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
           ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                              B.row_ptr.data(), B.col_idx.data(), B.values.data()},
           nullptr, rows, launch.table, C.row_ptr.data(), C.col_idx.data(), C.values.data(),
-          &bins.counters->error);
+          &bins.counters->error, nullptr);
   BINAMG_CHECK_LAUNCH();
 }
 
@@ -684,8 +708,8 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
     sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
     return C;
   }
-  if (fuses_short_rows(policy, B, rows, products, bins)) {
-    fused_short_product(A, B, products, C, policy, bins, scan_bytes, stream);
+  if (fuses_rows(policy, B, rows, products, max_bin, bins)) {
+    fused_product(A, B, products, C, policy, bins, scan_bytes, stream);
     return C;
   }
 

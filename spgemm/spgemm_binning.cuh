@@ -67,15 +67,14 @@ constexpr int kOwnProductSteps = 32;
 /// rows (R·A: thousands of products onto a few hundred columns) off the
 /// global path. Rows of more than global_above products go to max_bin (the
 /// largest table would fill past its load limit). Rows with 0 or 1 product
-/// need no kernel: their nnz(C) is the
-/// product count. Every row's product count is stored in row_nnz (the
-/// symbolic pass overwrites those of binned rows); row_nnz[rows] (read, not
-/// used, by the exclusive scan) is zeroed too. bin_counts[kMaxBins] receives
-/// the products of all rows, bin_counts[kMaxBins + 1] the rows with products
-/// that are not short. Rows of at least entrywise_min_b_length products per
-/// A entry get kEntrywiseClass above their bin, short rows (see
-/// short_width_log2) kShortClass + their width's log2, for bin_by_nnz_kernel
-/// (the histogram counts the bin alone).
+/// need no kernel: their nnz(C) is the product count. Every row's product
+/// count is stored in row_nnz (the symbolic pass overwrites those of binned
+/// rows); row_nnz[rows] (read, not used, by the exclusive scan) is zeroed
+/// too. bin_counts[kMaxBins] receives the products of all rows,
+/// bin_counts[kMaxBins + 1] the entry-wise rows. Rows of at least
+/// entrywise_min_b_length products per A entry get kEntrywiseClass above
+/// their bin, short rows (see short_width_log2) kShortClass + their width's
+/// log2, for bin_by_nnz_kernel (the histogram counts the bin alone).
 template <int Block, int Width>
 __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
                                        const index_t* b_row_ptr, index_t rows, BinRule rule,
@@ -90,12 +89,12 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
   __shared__ index_t long_end[kRowsPerBlock];
   __shared__ unsigned long long long_products[kRowsPerBlock];
   __shared__ unsigned long long block_products;
-  __shared__ unsigned block_not_short;
+  __shared__ unsigned block_entrywise;
   if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
   if (threadIdx.x == 0) {
     long_count = 0;
     block_products = 0;
-    block_not_short = 0;
+    block_entrywise = 0;
   }
   __syncthreads();
   // The blocks stride over the rows, so that the totals reach global memory
@@ -157,7 +156,7 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
       else if (products >= std::int64_t(entrywise_min_b_length) * (end - begin))
         numeric_class = kEntrywiseClass;
       bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
-      if (products > 0 && width_log2 < 0) atomicAdd(&block_not_short, 1u);
+      if (numeric_class == kEntrywiseClass) atomicAdd(&block_entrywise, 1u);
     }
     add_to_histogram(histogram, bin, counted);
     unsigned long long warp_products = counted ? static_cast<unsigned long long>(products) : 0;
@@ -170,8 +169,8 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
     __syncthreads();
   }
   if (threadIdx.x == 0 && block_products != 0) atomicAdd(&bin_counts[kMaxBins], block_products);
-  if (threadIdx.x == 0 && block_not_short != 0)
-    atomicAdd(&bin_counts[kMaxBins + 1], static_cast<unsigned long long>(block_not_short));
+  if (threadIdx.x == 0 && block_entrywise != 0)
+    atomicAdd(&bin_counts[kMaxBins + 1], static_cast<unsigned long long>(block_entrywise));
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],
               static_cast<unsigned long long>(histogram[threadIdx.x]));

@@ -136,19 +136,24 @@ struct SpgemmPolicy {
   // slices' accumulators share split_memory_budget bytes, which keeps the
   // call's peak well under cuSPARSE's on such matrices.
   std::size_t split_memory_budget = std::size_t(160) << 20;
-  // A product of at least fused_short_min_products, fused_short_min_mean per
-  // row, into a space of at most 1/fused_short_narrowing of B's rows (a
-  // prolongator's coarse space, where products of a row share few columns),
-  // whose rows are all short skips the symbolic pass: the short-row
-  // kernel writes each row into room for its products (at most
-  // fused_short_budget bytes of columns and values) and counts it; the rows
-  // are then packed into C (fused_short_product). Measured on the H100: 3D
+  // A product of at least fused_min_products, fused_min_mean per row, into
+  // a space of at most 1/fused_narrowing of B's rows (a prolongator's coarse
+  // space, where products of a row share few columns), whose rows have at
+  // most fused_max_row_products products and none of the entry-wise class,
+  // skips the symbolic pass: the short-row and the shared-table kernels
+  // write each row into room for its products (at most fused_budget bytes
+  // of columns and values, tables sized by the products) and count it; the
+  // rows are then packed into C (fused_product). Measured on the H100: 3D
   // 27-pt's A·P (~120 products per row) went 2.74 -> 2.52 ms at level 0, 3D
-  // 7-pt's (~25 per row) 1.33 -> 1.37 ms, hence the mean.
-  std::int64_t fused_short_min_products = std::int64_t(1) << 22;
-  int fused_short_min_mean = 64;
-  int fused_short_narrowing = 4;
-  std::size_t fused_short_budget = std::size_t(2) << 30;
+  // 7-pt's (~25 per row) 1.33 -> 1.37 ms, hence the mean. Tables sized by
+  // products: 3D 7-pt's level-1 A·P (~150 per row) 0.72 -> 0.685 ms; its
+  // level-0 R·(AP) (~256, up to 512) took as long fused as binned, with
+  // 400 MB more room, hence the row bound.
+  std::int64_t fused_min_products = std::int64_t(1) << 22;
+  int fused_min_mean = 64;
+  int fused_narrowing = 4;
+  int fused_max_row_products = 256;
+  std::size_t fused_budget = std::size_t(2) << 30;
 
   // Derived from the device (see spgemm_policy).
   int device = 0;

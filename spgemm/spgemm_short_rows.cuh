@@ -100,7 +100,7 @@ __device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems])
 /// their warp's shuffles. Sets *error if the number of runs differs from C's
 /// nnz for the row; with `row_runs`, c_row_ptr gives each row room for its
 /// products instead, and the number of runs goes to row_runs[row] (see
-/// fused_short_product).
+/// fused_product).
 template <int Block, int Width, typename Key, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,

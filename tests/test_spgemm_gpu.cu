@@ -241,19 +241,13 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsWhoseProductsShareFewColumns) {
                      repeated_columns<T>(300, 9, 4));
 }
 
-// Row r of A holds columns 0 .. 32 + r (past the short-row kernel's 32
-// entries), row j of B columns j and j + 1: row r of C has 34 + r entries,
-// each the sum of one or two products, all in the warp-per-row hash kernel.
-TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
-  BINAMG_REQUIRE_GPU();
-  using T = TypeParam;
-  // 2D 9-pt 250² times B of 62500 rows of 9 entries onto 6944 columns (a
-  // prolongator's shape):
-  // rows of up to 81 products (past fused_short_min_products and
-  // fused_short_min_mean, into B's narrow space, all short), so the short-row
-  // kernel counts and fills the rows without a symbolic pass. Rows 0-999 are
-  // emptied and rows 1000-1999 keep their diagonal alone (0 and 9 products).
-  const CsrMatrix<T> stencil = poisson<T>(Stencil::poisson2d_9, 250);
+// The stencil with rows 0-999 emptied and rows 1000-1999 cut to their
+// diagonal (0 and 9 products), times B of one row per grid point, 9 entries
+// each, onto a ninth of the columns (a prolongator's shape): past the fused
+// path's thresholds, so the kernels count and fill the rows without a
+// symbolic pass. Returns the largest product count of a row.
+template <typename T>
+std::int64_t expect_fused_product_matches_cpu(const CsrMatrix<T>& stencil) {
   CsrMatrix<T> A = zero_matrix<T>(stencil.rows, stencil.cols);
   for (index_t row = 0; row < stencil.rows; ++row) {
     for (index_t k = stencil.row_ptr[row]; k < stencil.row_ptr[row + 1]; ++k) {
@@ -264,20 +258,48 @@ TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
     A.row_ptr[row + 1] = A.nnz();
   }
   const CsrMatrix<T> B = spread_rows<T>(stencil.cols, stencil.cols / 9, 9);
-  std::int64_t products = 0;
-  for (index_t k = 0; k < A.nnz(); ++k) products += B.row_length(A.col_idx[k]);
+  std::int64_t products = 0, most = 0;
+  for (index_t row = 0; row < A.rows; ++row) {
+    std::int64_t row_products = 0;
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+      row_products += B.row_length(A.col_idx[k]);
+    products += row_products;
+    most = std::max(most, row_products);
+  }
   const spgemm_detail::SpgemmPolicy& policy = spgemm_detail::spgemm_policy(sizeof(T));
-  ASSERT_GE(products, policy.fused_short_min_products);
-  ASSERT_GE(products, std::int64_t(policy.fused_short_min_mean) * A.rows);
-  ASSERT_LE(std::int64_t(B.cols) * policy.fused_short_narrowing, B.rows);
+  EXPECT_GE(products, policy.fused_min_products);
+  EXPECT_GE(products, std::int64_t(policy.fused_min_mean) * A.rows);
+  EXPECT_LE(std::int64_t(B.cols) * policy.fused_narrowing, B.rows);
+  EXPECT_LE(most, policy.fused_max_row_products);
   const CsrMatrix<T> expected = spgemm(A, B);
   const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   EXPECT_EQ(actual.row_ptr, expected.row_ptr);
   EXPECT_EQ(actual.col_idx, expected.col_idx);
   EXPECT_EQ(actual.values, expected.values);
+  return most;
 }
 
+TYPED_TEST(SpgemmGpu, FusesAProductOfShortRowsPastItsThresholdWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  // 2D 9-pt 250²: rows of up to 81 products, all short.
+  const std::int64_t most =
+      expect_fused_product_matches_cpu(poisson<TypeParam>(Stencil::poisson2d_9, 250));
+  EXPECT_LE(most, spgemm_detail::kShortMaxProducts);
+}
+
+TYPED_TEST(SpgemmGpu, FusesAProductOfSharedTableRowsWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  // 3D 27-pt 40³: rows of up to 243 products, past the short-row kernel's
+  // limit, in tables sized by their products (rows 1000-1999 stay short).
+  const std::int64_t most =
+      expect_fused_product_matches_cpu(poisson<TypeParam>(Stencil::poisson3d_27, 40));
+  EXPECT_GT(most, spgemm_detail::kShortMaxProducts);
+}
+
+// Row r of A holds columns 0 .. 32 + r (past the short-row kernel's 32
+// entries), row j of B columns j and j + 1: row r of C has 34 + r entries,
+// each the sum of one or two products, all in the warp-per-row hash kernel.
 TYPED_TEST(SpgemmGpu, WritesHashRowsInColumnOrderOnBothSidesOfTheRankedRowLimit) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
