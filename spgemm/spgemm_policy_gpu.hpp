@@ -70,10 +70,13 @@ struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
   int min_table = 32;
   // Symbolic pass: threads per row = table slots / slots_per_thread, clamped
-  // to [min_group, max_group]; with 8 slots per thread a block-per-row bin
-  // keeps 32 bytes of keys per thread, so shared memory, not registers,
-  // limits occupancy only near full occupancy on Hopper.
-  int slots_per_thread = 8;
+  // to [min_group, max_group]. 16 rather than 8 gives a row of ~256
+  // products (a table of 512) one warp, whose lanes load their products
+  // Items at a time, instead of two warps walking one product per step:
+  // 3D 7-pt's level-0 pyramid 1.217-1.222 -> 1.153-1.156 ms, 27-pt's
+  // 2.30 -> 2.25-2.27 ms (H100); 32 was no better
+  // (bench/results/2026-11-26-h100-symbolic-slots-per-thread-probe-galerkin.jsonl).
+  int slots_per_thread = 16;
   int min_group = 4;
   int max_group = 1024;
   // A shared-memory or short-row bin of fewer rows than this many per SM
