@@ -230,8 +230,15 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   store_pairs<T, L, R>(epilogue, row, first_pair, sum);
 }
 
-// Nonzeros staged_kernel stages per pass: 8 loads per thread.
-constexpr int staged_tile = 2048;
+// Nonzeros staged_kernel stages per pass for groups of L lanes: room for 32
+// per row of the block, at most 2048 (8 loads per thread). The smaller tile
+// leaves the SM more L1 for the gathers: at L = 8, 1024 rather than 2048 took
+// 27-pt 101³ from 0.439 to 0.431 ms at k = 32 and from 0.827 to 0.796 ms at
+// k = 64 on the H100 (bench/results/2026-11-26-h100-spmm-staged-tile-per-shape.md).
+// Rows of 33-64 entries on average then take the paired kernel at L = 8.
+constexpr int staged_tile_of(int L) {
+  return 32 * (SpmmPolicy::threads / L) < 2048 ? 32 * (SpmmPolicy::threads / L) : 2048;
+}
 
 // Whether the exact shape (L lanes of R columns) takes staged_kernel on a
 // matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
@@ -252,7 +259,7 @@ inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   const bool long_rows = mean >= 16;
   if (R == 2 && L <= 2) return long_rows ? 2 : 1;
-  const bool fits_a_tile = mean * (SpmmPolicy::threads / L) <= staged_tile;
+  const bool fits_a_tile = mean * (SpmmPolicy::threads / L) <= staged_tile_of(L);
   if (!long_rows || !fits_a_tile) return 0;
   return R == 2 ? 2 : 1;
 }
@@ -308,6 +315,8 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
                                 const T* __restrict__ values, const Gather& gather,
                                 const LaneColumns<T, L, R, Pairs>& columns, T (&sum)[R]) {
   constexpr int groups = SpmmPolicy::threads / L;
+  constexpr int staged_tile = staged_tile_of(L);
+  static_assert(staged_tile % SpmmPolicy::threads == 0, "a pass stages whole rounds of loads");
   __shared__ index_t bounds[groups + 1];
   __shared__ index_t staged_columns[staged_tile];
   __shared__ T staged_values[staged_tile];

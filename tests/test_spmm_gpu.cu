@@ -185,7 +185,8 @@ std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, 
 // to fill the GPU unsplit: at k = 2 and 4 rows of about 9 (a block's 256 rows
 // at k = 2 staged over two passes), at k = 8 rows of about 31 (two nonzeros'
 // gathers in flight; about one block in twelve takes two passes for its 64
-// rows), and at k = 16 and 32 the same rows (four columns per lane). With
+// rows), and at k = 16, 32 and 64 the same rows (four or eight columns per
+// lane; a tile of 1024 for 32 rows, so many blocks take two passes). With
 // column pairs, with scalar columns (blocks one element off the
 // vector alignment) and with column dots (staged_sums_kernel) they give the
 // bits of one fma per nonzero in row order, as the shuffle kernels do.
