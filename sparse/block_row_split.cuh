@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // leaves the SM more L1 for the gathers: at L = 8, 1024 rather than 2048 took
 // 27-pt 101³ from 0.439 to 0.431 ms at k = 32 and from 0.827 to 0.796 ms at
 // k = 64 on the H100 (bench/results/2026-11-26-h100-spmm-staged-tile-per-shape.md).
-// Rows of 33-64 entries on average then take the paired kernel at L = 8.
+// From L = 8 on, rows of more than 32 entries on average take the paired kernel.
 constexpr int staged_tile_of(int L) {
   return 32 * (SpmmPolicy::threads / L) < 2048 ? 32 * (SpmmPolicy::threads / L) : 2048;
 }
