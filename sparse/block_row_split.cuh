@@ -230,14 +230,37 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   store_pairs<T, L, R>(epilogue, row, first_pair, sum);
 }
 
-// Nonzeros staged_kernel stages per pass for groups of L lanes: room for 32
-// per row of the block, at most 2048 (8 loads per thread). The smaller tile
-// leaves the SM more L1 for the gathers: at L = 8, 1024 rather than 2048 took
-// 27-pt 101³ from 0.439 to 0.431 ms at k = 32 and from 0.827 to 0.796 ms at
-// k = 64 on the H100 (bench/results/2026-11-26-h100-spmm-staged-tile-per-shape.md).
+// Whether each warp of a staged kernel of L lanes per row stages its own
+// rows' nonzeros (else the whole block stages together). From L = 4 on, a
+// staged row fits its warp's tile (staged_depth), and then no warp waits at a
+// barrier for the others' loads: with blocks of 128 (kWarpStagedThreads),
+// bench_spmm on the H100 (27-pt 101³, medians of 11 rounds against the block
+// tiles in blocks of 256) went 0.2053 -> 0.2021 ms at k = 8, 0.4348 -> 0.4304
+// at k = 32 and 0.8025 -> 0.7998 at k = 64. At L <= 2 a warp holds 32 or 16
+// rows: 27-pt's take it several passes, each leaving most of its lanes idle,
+// and warp tiles were 10-25% slower there
+// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md).
+constexpr bool staged_by_warps(int L) { return L >= 4; }
+
+// Threads of a staged_kernel block whose warps stage on their own: half the
+// other kernels' blocks. On the H100 (27-pt 101³, k = 32) 128 took
+// 0.418-0.421 ms, 256 0.425-0.427 and 512 0.435-0.438; at k = 64 128 and 256
+// tied. A block that stages together keeps SpmmPolicy::threads, as
+// staged_sums_kernel does (its partial sums are per block).
+constexpr int kWarpStagedThreads = 128;
+constexpr int staged_threads(int L) {
+  return staged_by_warps(L) ? kWarpStagedThreads : SpmmPolicy::threads;
+}
+
+// Nonzeros staged_row_sums stages per pass for a stage of `threads` threads
+// in groups of L lanes: room for 32 per row of the stage, at most 8 loads per
+// thread. The smaller tile leaves the SM more L1 for the gathers: at L = 8,
+// 1024 rather than 2048 per block of 256 took 27-pt 101³ from 0.439 to
+// 0.431 ms at k = 32 and from 0.827 to 0.796 ms at k = 64 on the H100
+// (bench/results/2026-11-26-h100-spmm-staged-tile-per-shape.md).
 // From L = 8 on, rows of more than 32 entries on average take the paired kernel.
-constexpr int staged_tile_of(int L) {
-  return 32 * (SpmmPolicy::threads / L) < 2048 ? 32 * (SpmmPolicy::threads / L) : 2048;
+constexpr int staged_tile_of(int threads, int L) {
+  return 32 * (threads / L) < 8 * threads ? 32 * (threads / L) : 8 * threads;
 }
 
 // Whether the exact shape (L lanes of R columns) takes staged_kernel on a
@@ -246,7 +269,7 @@ constexpr int staged_tile_of(int L) {
 // row of mean length costs mean / L dependent rounds of loads. On the H100
 // (bench/results/2026-11-26-h100-spmm-staged.md), with two columns per lane
 // staging paid at L <= 2 on every stencil, and at L = 4 (k = 8) on rows of 16
-// or more (27-pt) while a block's rows fit one tile on average; past that
+// or more (27-pt) while a warp's rows fit one tile on average; past that
 // (banded rows of 96, 3-dof blocks of 81) it cost 4-23%. Rows of 16 or more
 // paid for a second nonzero's gathers in flight. With four columns per lane
 // (k = 16, 32) only such rows gained, without a second nonzero in flight
@@ -259,7 +282,7 @@ inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   const bool long_rows = mean >= 16;
   if (R == 2 && L <= 2) return long_rows ? 2 : 1;
-  const bool fits_a_tile = mean * (SpmmPolicy::threads / L) <= staged_tile_of(L);
+  const bool fits_a_tile = mean * (SpmmPolicy::warp / L) <= staged_tile_of(SpmmPolicy::warp, L);
   if (!long_rows || !fits_a_tile) return 0;
   return R == 2 ? 2 : 1;
 }
@@ -301,46 +324,65 @@ struct LaneColumns {
 };
 
 // The sums of this thread's columns (`columns`) of its row, the block's row
-// threadIdx.x / L of first_row + [0, SpmmPolicy::threads / L), as kernel()
-// adds them, with the nonzeros of the block's rows staged through shared
-// memory by all its threads (coalesced, several loads in flight per thread, as
-// row_stream.cuh does for k = 1); then each group walks its row from there,
-// every lane issuing the gathers of Depth nonzeros before their multiply-adds.
-// Same order of sums, so the bits of kernel(). No row may be long. Returns
-// whether the thread has a row; every thread must call it.
-template <typename T, int L, int R, bool Pairs, int Depth, typename Gather>
+// threadIdx.x / L of first_row + [0, Threads / L), as kernel() adds them,
+// with the nonzeros of the rows of its stage (Stage consecutive threads, a
+// warp or the block: their rows are contiguous in A) staged through shared
+// memory by all its threads (coalesced, several loads in flight per thread,
+// as row_stream.cuh does for k = 1); then each group walks its row from
+// there, every lane issuing the gathers of Depth nonzeros before their
+// multiply-adds. Same order of sums, so the bits of kernel(). No row may be
+// long. Returns whether the thread has a row; every thread must call it.
+template <int Threads, int Stage, typename T, int L, int R, bool Pairs, int Depth, typename Gather>
 __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
                                 const index_t* __restrict__ row_ptr,
                                 const index_t* __restrict__ col_idx,
                                 const T* __restrict__ values, const Gather& gather,
                                 const LaneColumns<T, L, R, Pairs>& columns, T (&sum)[R]) {
-  constexpr int groups = SpmmPolicy::threads / L;
-  constexpr int staged_tile = staged_tile_of(L);
-  static_assert(staged_tile % SpmmPolicy::threads == 0, "a pass stages whole rounds of loads");
-  __shared__ index_t bounds[groups + 1];
-  __shared__ index_t staged_columns[staged_tile];
-  __shared__ T staged_values[staged_tile];
-  const int block_rows = static_cast<int>(std::min<std::int64_t>(groups, rows - first_row));
-  for (int i = threadIdx.x; i <= block_rows; i += SpmmPolicy::threads)
-    bounds[i] = row_ptr[first_row + i];
-  __syncthreads();
-  const index_t block_begin = bounds[0], block_end = bounds[block_rows];
-  const int local_row = threadIdx.x / L;
-  const bool has_row = local_row < block_rows;
+  static_assert(Stage == SpmmPolicy::warp || Stage == Threads, "a stage is a warp or the block");
+  constexpr int stages = Threads / Stage, stage_groups = Stage / L;
+  constexpr int tile = staged_tile_of(Stage, L);
+  static_assert(tile % Stage == 0, "a pass stages whole rounds of loads");
+  __shared__ index_t stage_bounds[stages][stage_groups + 1];
+  __shared__ index_t staged_columns[stages][tile];
+  __shared__ T staged_values[stages][tile];
+  // A block stage is the whole block (index arithmetic known at compile time),
+  // which always has rows; a warp stage past the last row has none.
+  constexpr bool whole_block = stages == 1;
+  const unsigned stage = whole_block ? 0 : threadIdx.x / Stage;
+  const unsigned index = whole_block ? threadIdx.x : threadIdx.x % Stage;
+  const std::int64_t stage_first_row = first_row + std::int64_t(stage) * stage_groups;
+  const std::int64_t rows_left = std::min<std::int64_t>(stage_groups, rows - stage_first_row);
+  const int stage_rows =
+      static_cast<int>(whole_block ? rows_left : std::max<std::int64_t>(0, rows_left));
+  const bool stage_has_rows = whole_block || stage_rows > 0;
+  const auto stage_sync = [] {
+    if constexpr (whole_block) __syncthreads(); else __syncwarp();
+  };
+  index_t* const bounds = stage_bounds[stage];
+  if (stage_has_rows) {
+    for (int i = index; i <= stage_rows; i += Stage) bounds[i] = row_ptr[stage_first_row + i];
+  }
+  stage_sync();
+  const index_t stage_begin = stage_has_rows ? bounds[0] : 0;
+  const index_t stage_end = stage_has_rows ? bounds[stage_rows] : 0;
+  const int local_row = index / L;
+  const bool has_row = local_row < stage_rows;
   const index_t begin = has_row ? bounds[local_row] : 0, end = has_row ? bounds[local_row + 1] : 0;
+  index_t* const columns_tile = staged_columns[stage];
+  T* const values_tile = staged_values[stage];
 #pragma unroll
   for (int r = 0; r < R; ++r) sum[r] = T(0);
-  for (index_t pass = block_begin; pass < block_end; pass += staged_tile) {
-    const int count = static_cast<int>(min(index_t(staged_tile), block_end - pass));
+  for (index_t pass = stage_begin; pass < stage_end; pass += tile) {
+    const int count = static_cast<int>(min(index_t(tile), stage_end - pass));
 #pragma unroll
-    for (int j = 0; j < staged_tile / SpmmPolicy::threads; ++j) {
-      const int i = j * SpmmPolicy::threads + threadIdx.x;
+    for (int j = 0; j < tile / Stage; ++j) {
+      const int i = j * Stage + index;
       if (i < count) {
-        staged_columns[i] = col_idx[pass + i];
-        staged_values[i] = values[pass + i];
+        columns_tile[i] = col_idx[pass + i];
+        values_tile[i] = values[pass + i];
       }
     }
-    __syncthreads();
+    stage_sync();
     const index_t stop = min(end, pass + count);
     for (index_t e = max(begin, pass); e < stop; e += Depth) {
       typename LaneColumns<T, L, R, Pairs>::Gathered x[Depth];
@@ -348,44 +390,47 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
 #pragma unroll
       for (int d = 0; d < Depth; ++d) {
         if (e + d < stop) {
-          a[d] = staged_values[e + d - pass];
-          columns.gather(gather, staged_columns[e + d - pass], x[d]);
+          a[d] = values_tile[e + d - pass];
+          columns.gather(gather, columns_tile[e + d - pass], x[d]);
         }
       }
 #pragma unroll
       for (int d = 0; d < Depth; ++d)
         if (e + d < stop) columns.add(a[d], x[d], sum);
     }
-    __syncthreads();  // the tile is free again
+    stage_sync();  // the tile is free again
   }
   return has_row;
 }
 
-// Blocks per SM the staged kernels of R columns per lane ask the compiler to
-// fit (0: its own choice). With four or eight columns per lane, four blocks
-// (64 registers; R = 8 needs three for no spills) instead of six with 40
-// registers: fewer staged tiles leave more of the SM's memory to L1 (hit rate
-// 54% -> 58% in ncu). A measured setting of this kernel, not a rule: the
-// same bound slowed a kernel that stages per row. On the H100 (27-pt 101³,
+// Threads per SM the staged kernels of R columns per lane ask the compiler to
+// fit, as blocks of their size (0: its own choice). With four or eight
+// columns per lane, 1024 threads (64 registers; R = 8 needs 768 for no
+// spills) instead of 1536 with 40 registers: fewer staged tiles leave more of
+// the SM's memory to L1 (hit rate 54% -> 58% in ncu). A measured setting of
+// this kernel, not a rule: the same bound slowed a kernel that stages per
+// row. On the H100 (27-pt 101³, blocks of 256,
 // bench/results/2026-11-26-h100-spmm-staged-occupancy.md) it took k = 32
 // from 0.478 to 0.437 ms; k = 64 went from 0.878 ms (paired) to 0.827 ms.
-template <int R>
-constexpr int staged_blocks_per_sm = R == 8 ? 3 : R == 4 ? 4 : 0;
+template <int R, int Threads>
+constexpr int staged_blocks_per_sm = (R == 8 ? 768 : R == 4 ? 1024 : 0) / Threads;
 
 // kernel() (or with Pairs paired_kernel) for an exact shape, the rows summed
-// by staged_row_sums. Its parameters are kernel()'s (k and long_row unused),
-// so that one launch takes either; its grid is kernel()'s too (a group of L
-// lanes per row).
+// by staged_row_sums in blocks of staged_threads(L), staged by warps or by
+// the block (staged_by_warps). Its parameters are kernel()'s (k and long_row
+// unused), so that one launch takes either.
 template <typename T, int L, int R, bool Pairs, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads, staged_blocks_per_sm<R>)
+__global__ void __launch_bounds__(staged_threads(L), staged_blocks_per_sm<R, staged_threads(L)>)
     staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const T* __restrict__ values,
                   Gather gather, Epilogue epilogue) {
-  const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
+  constexpr int threads = staged_threads(L);
+  constexpr int stage = staged_by_warps(L) ? SpmmPolicy::warp : threads;
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * (threads / L);
   const LaneColumns<T, L, R, Pairs> columns;
   T sum[R];
-  if (staged_row_sums<T, L, R, Pairs, Depth>(first_row, rows, row_ptr, col_idx, values, gather,
-                                             columns, sum))
+  if (staged_row_sums<threads, stage, T, L, R, Pairs, Depth>(first_row, rows, row_ptr, col_idx,
+                                                             values, gather, columns, sum))
     columns.store(epilogue, first_row + threadIdx.x / L, sum);
 }
 
@@ -559,7 +604,8 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // parts = 1, the rows summed by staged_row_sums with scalar columns: the same
 // sums, contributions and partial sums, so the same bits.
 template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads, staged_blocks_per_sm<R>)
+__global__ void __launch_bounds__(SpmmPolicy::threads,
+                                  staged_blocks_per_sm<R, SpmmPolicy::threads>)
     staged_sums_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
                        const index_t* __restrict__ col_idx, const T* __restrict__ values,
                        Gather gather, Epilogue epilogue, T* __restrict__ partial) {
@@ -568,8 +614,9 @@ __global__ void __launch_bounds__(SpmmPolicy::threads, staged_blocks_per_sm<R>)
   const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
   const LaneColumns<T, L, R, false> columns;
   T sum[R], contribution[R] = {};
-  if (staged_row_sums<T, L, R, false, Depth>(first_row, rows, row_ptr, col_idx, values, gather,
-                                             columns, sum)) {
+  constexpr int stage = staged_by_warps(L) ? SpmmPolicy::warp : SpmmPolicy::threads;
+  if (staged_row_sums<SpmmPolicy::threads, stage, T, L, R, false, Depth>(
+          first_row, rows, row_ptr, col_idx, values, gather, columns, sum)) {
 #pragma unroll
     for (int r = 0; r < R; ++r)
       contribution[r] = epilogue(first_row + threadIdx.x / L, columns.first + r * L, sum[r]);
@@ -627,7 +674,6 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
                                                      A.row_ptr.data(), A.col_idx.data(),
                                                      A.values.data(), gather, epilogue, partial);
   } else {
-    const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
     auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
                         : kernel<T, L, R, false, Gather, Epilogue>;
     bool pairs = false;
@@ -641,16 +687,20 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       if (pairs && depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
+    int threads = SpmmPolicy::threads;
     if constexpr (R == 2 || R == 4 || R == 8) {  // the shapes staged_depth stages
-      if (depth > 0) chosen = staged_kernel_of_depth<T, L, R, false, Gather, Epilogue>(depth);
+      if (depth > 0) {
+        chosen = staged_kernel_of_depth<T, L, R, false, Gather, Epilogue>(depth);
+        threads = staged_threads(L);
+      }
       if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
         if (depth > 0 && pairs)
           chosen = staged_kernel_of_depth<T, L, R, true, Gather, Epilogue>(depth);
       }
     }
-    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
-                                                     A.col_idx.data(), A.values.data(), gather,
-                                                     epilogue);
+    const dim3 grid(blocks_for(std::int64_t(A.rows) * L, threads), passes);
+    chosen<<<grid, threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(), A.col_idx.data(),
+                                         A.values.data(), gather, epilogue);
   }
   BINAMG_CHECK_LAUNCH();
   if (parts > 1 || long_row == no_long_rows) return;
