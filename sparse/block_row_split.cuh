@@ -348,12 +348,11 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   // A block stage is the whole block (index arithmetic known at compile time),
   // which always has rows; a warp stage past the last row has none.
   constexpr bool whole_block = stages == 1;
-  const unsigned stage = whole_block ? 0 : threadIdx.x / Stage;
-  const unsigned index = whole_block ? threadIdx.x : threadIdx.x % Stage;
+  const int stage = whole_block ? 0 : int(threadIdx.x) / Stage;
+  const int index = whole_block ? int(threadIdx.x) : int(threadIdx.x) % Stage;
   const std::int64_t stage_first_row = first_row + std::int64_t(stage) * stage_groups;
-  const std::int64_t rows_left = std::min<std::int64_t>(stage_groups, rows - stage_first_row);
-  const int stage_rows =
-      static_cast<int>(whole_block ? rows_left : std::max<std::int64_t>(0, rows_left));
+  const int stage_rows = static_cast<int>(
+      std::max<std::int64_t>(0, std::min<std::int64_t>(stage_groups, rows - stage_first_row)));
   const bool stage_has_rows = whole_block || stage_rows > 0;
   const auto stage_sync = [] {
     if constexpr (whole_block) __syncthreads(); else __syncwarp();

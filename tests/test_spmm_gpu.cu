@@ -184,9 +184,10 @@ std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, 
 // staged_kernel (sparse/block_row_split.cuh) takes matrices with rows enough
 // to fill the GPU unsplit: at k = 2 and 4 rows of about 9 (a block's 256 rows
 // at k = 2 staged over two passes), at k = 8 rows of about 31 (two nonzeros'
-// gathers in flight; about one block in twelve takes two passes for its 64
-// rows), and at k = 16, 32 and 64 the same rows (four or eight columns per
-// lane; a tile of 1024 for 32 rows, so many blocks take two passes). With
+// gathers in flight; each warp stages its 8 rows in tiles of 256, so many
+// warps take two passes), and at k = 16, 32 and 64 the same rows (four or
+// eight columns per lane; at k = 32 and 64 a warp's 4 rows in tiles of 128,
+// many in two passes). With
 // column pairs, with scalar columns (blocks one element off the
 // vector alignment) and with column dots (staged_sums_kernel) they give the
 // bits of one fma per nonzero in row order, as the shuffle kernels do.
