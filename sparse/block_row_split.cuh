@@ -230,28 +230,6 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   store_pairs<T, L, R>(epilogue, row, first_pair, sum);
 }
 
-// Whether each warp of a staged kernel of L lanes per row stages its own
-// rows' nonzeros (else the whole block stages together). From L = 4 on, a
-// staged row fits its warp's tile (staged_depth), and then no warp waits at a
-// barrier for the others' loads: with blocks of 128 (kWarpStagedThreads),
-// bench_spmm on the H100 (27-pt 101³, medians of 11 rounds against the block
-// tiles in blocks of 256) went 0.2053 -> 0.2021 ms at k = 8, 0.4348 -> 0.4304
-// at k = 32 and 0.8025 -> 0.7998 at k = 64. At L <= 2 a warp holds 32 or 16
-// rows: 27-pt's take it several passes, each leaving most of its lanes idle,
-// and warp tiles were 10-25% slower there
-// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md).
-constexpr bool staged_by_warps(int L) { return L >= 4; }
-
-// Threads of a staged_kernel block whose warps stage on their own: half the
-// other kernels' blocks. On the H100 (27-pt 101³, k = 32) 128 took
-// 0.418-0.421 ms, 256 0.425-0.427 and 512 0.435-0.438; at k = 64 128 and 256
-// tied. A block that stages together keeps SpmmPolicy::threads, as
-// staged_sums_kernel does (its partial sums are per block).
-constexpr int kWarpStagedThreads = 128;
-constexpr int staged_threads(int L) {
-  return staged_by_warps(L) ? kWarpStagedThreads : SpmmPolicy::threads;
-}
-
 // Nonzeros staged_row_sums stages per pass for a stage of `threads` threads
 // in groups of L lanes: room for 32 per row of the stage, at most 8 loads per
 // thread. The smaller tile leaves the SM more L1 for the gathers: at L = 8,
@@ -263,28 +241,113 @@ constexpr int staged_tile_of(int threads, int L) {
   return 32 * (threads / L) < 8 * threads ? 32 * (threads / L) : 8 * threads;
 }
 
-// Whether the exact shape (L lanes of R columns) takes staged_kernel on a
-// matrix of `rows` rows and `nnz` nonzeros, none of its rows long: 0 if not,
-// else its Depth. The shuffle kernels load L nonzeros of a row per round, so a
-// row of mean length costs mean / L dependent rounds of loads. On the H100
+// Whether each warp of a staged kernel of L lanes per row stages its own
+// rows' nonzeros (else the whole block stages together): from L = 2 on, while
+// a warp's rows fit its tile on average. Then no warp waits at a barrier for
+// the others' loads: with blocks of 128 (kWarpStagedThreads), bench_spmm on
+// the H100 (27-pt 101³, medians of 11 rounds against the block tiles in
+// blocks of 256) went 0.2053 -> 0.2021 ms at k = 8, 0.4348 -> 0.4304 at
+// k = 32 and 0.8025 -> 0.7998 at k = 64
+// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md), and block
+// solves of 7-pt 128³ at k = 4 1.2% faster. At L = 1 a warp holds 32 rows:
+// 7-pt's block solves at k = 2 did not gain from warp tiles (0.5-1.2% slower
+// than main), and 27-pt's rows overflow them (warp tiles 10-25% slower), as
+// they do at L = 2 (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
+inline bool staged_by_warps(index_t rows, std::int64_t nnz, int L) {
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  return L >= 2 && mean * (SpmmPolicy::warp / L) <= staged_tile_of(SpmmPolicy::warp, L);
+}
+
+// Threads of a staged_kernel block whose warps stage on their own: half the
+// other kernels' blocks. On the H100 (27-pt 101³, k = 32) 128 took
+// 0.418-0.421 ms, 256 0.425-0.427 and 512 0.435-0.438; at k = 64 128 and 256
+// tied. A block that stages together keeps SpmmPolicy::threads, as
+// staged_sums_kernel does (its partial sums are per block).
+constexpr int kWarpStagedThreads = 128;
+constexpr int staged_threads(bool by_warps) {
+  return by_warps ? kWarpStagedThreads : SpmmPolicy::threads;
+}
+
+// Threads per SM a staged kernel of L lanes of R columns asks the compiler to
+// fit, as blocks of its size (0: its own choice), for long rows (16 or more
+// on average) or short ones. A measured setting of these kernels, not a rule.
+// Long rows, four or eight columns per lane: 1024 threads (64 registers; R = 8
+// needs 768 for no spills) instead of 1536 with 40 registers, so that fewer
+// staged tiles leave more of the SM's memory to L1 (hit rate 54% -> 58% in
+// ncu): 27-pt 101³ went from 0.478 to 0.437 ms at k = 32, and k = 64 from
+// 0.878 ms (paired) to 0.827 ms
+// (bench/results/2026-11-26-h100-spmm-staged-occupancy.md); 1280 threads
+// made 27-pt 6% slower at k = 32. Short rows gather less per staged nonzero
+// and want more rows in flight: 1536 threads at R = 2 and 1280 at R = 4 took
+// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 2-12% below the shuffle kernels at
+// k = 8, 16 and 32 (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
+constexpr int staged_threads_per_sm(int L, int R, bool short_rows) {
+  if (short_rows) return L <= 2 ? 0 : R == 2 ? 1536 : R == 4 ? 1280 : 0;
+  return R == 8 ? 768 : R == 4 ? 1024 : 0;
+}
+
+// How staged_kernel and staged_sums_kernel run for one matrix and shape:
+// Depth (0: not staged), the stage (staged_by_warps) and threads per SM.
+struct StagedPlan {
+  int depth = 0;
+  bool by_warps = false;
+  int threads_per_sm = 0;
+};
+
+// The plan of the exact shape (L lanes of R columns) on a matrix of `rows`
+// rows and `nnz` nonzeros, none of its rows long. The shuffle kernels load L
+// nonzeros of a row per round, so a row of mean length costs mean / L
+// dependent rounds of loads. On the H100
 // (bench/results/2026-11-26-h100-spmm-staged.md), with two columns per lane
 // staging paid at L <= 2 on every stencil, and at L = 4 (k = 8) on rows of 16
 // or more (27-pt) while a warp's rows fit one tile on average; past that
 // (banded rows of 96, 3-dof blocks of 81) it cost 4-23%. Rows of 16 or more
 // paid for a second nonzero's gathers in flight. With four columns per lane
-// (k = 16, 32) only such rows gained, without a second nonzero in flight
-// (27-pt 5-6%; 2D 5-pt lost 10% at k = 32); with eight (k = 64) too, once
-// the staged kernels kept fewer blocks per SM (staged_blocks_per_sm). The
+// (k = 16, 32) such rows gained 5-6% (27-pt) without a second nonzero in
+// flight; with eight (k = 64) too, once the staged kernels kept fewer blocks
+// per SM. Short rows gain from L = 4 on at R = 2 and 4 with more blocks per
+// SM (staged_threads_per_sm); at k = 64 they lost 1-7% (2D 5- and 9-pt). The
 // scalar columns and column sums of the block solves take the same rule:
 // amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
-inline int staged_depth(index_t rows, std::int64_t nnz, int L, int R) {
-  if (R != 2 && R != 4 && R != 8) return 0;
+inline StagedPlan staged_plan(index_t rows, std::int64_t nnz, int L, int R) {
+  if (R != 2 && R != 4 && R != 8) return {};
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   const bool long_rows = mean >= 16;
-  if (R == 2 && L <= 2) return long_rows ? 2 : 1;
-  const bool fits_a_tile = mean * (SpmmPolicy::warp / L) <= staged_tile_of(SpmmPolicy::warp, L);
-  if (!long_rows || !fits_a_tile) return 0;
-  return R == 2 ? 2 : 1;
+  if (R == 2 && L <= 2) {
+    if (long_rows) return {2, false, 0};
+    return {1, staged_by_warps(rows, nnz, L), 0};
+  }
+  if (!staged_by_warps(rows, nnz, L)) return {};
+  if (long_rows) return {R == 2 ? 2 : 1, true, staged_threads_per_sm(L, R, false)};
+  if (R == 8) return {};
+  return {1, true, staged_threads_per_sm(L, R, true)};
+}
+
+// Calls variant(depth, by_warps, threads_per_sm) with the plan's values as
+// integral constants, so that only the kernels staged_plan can choose for L
+// lanes of R columns are compiled. The plan stages (depth > 0).
+template <int L, int R, typename Variant>
+void with_staged_variant(const StagedPlan& plan, const Variant& variant) {
+  using std::integral_constant;
+  using one = integral_constant<int, 1>;
+  using warps = integral_constant<bool, true>;
+  using block = integral_constant<bool, false>;
+  using own_choice = integral_constant<int, 0>;
+  if constexpr (L <= 2) {  // R = 2; warps stage from L = 2 on
+    if constexpr (L == 2) {
+      if (plan.by_warps) return variant(one{}, warps{}, own_choice{});
+    }
+    if (plan.depth == 2) return variant(integral_constant<int, 2>{}, block{}, own_choice{});
+    return variant(one{}, block{}, own_choice{});
+  } else {
+    constexpr int short_rows = staged_threads_per_sm(L, R, true);
+    if constexpr (short_rows > 0) {
+      if (plan.threads_per_sm == short_rows)
+        return variant(one{}, warps{}, integral_constant<int, short_rows>{});
+    }
+    return variant(integral_constant<int, R == 2 ? 2 : 1>{}, warps{},
+                   integral_constant<int, staged_threads_per_sm(L, R, false)>{});
+  }
 }
 
 // The columns a lane of an exact shape owns, and how it moves them: with
@@ -348,11 +411,12 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   // A block stage is the whole block (index arithmetic known at compile time),
   // which always has rows; a warp stage past the last row has none.
   constexpr bool whole_block = stages == 1;
-  const int stage = whole_block ? 0 : int(threadIdx.x) / Stage;
-  const int index = whole_block ? int(threadIdx.x) : int(threadIdx.x) % Stage;
+  const unsigned stage = whole_block ? 0 : threadIdx.x / Stage;
+  const unsigned index = whole_block ? threadIdx.x : threadIdx.x % Stage;
   const std::int64_t stage_first_row = first_row + std::int64_t(stage) * stage_groups;
-  const int stage_rows = static_cast<int>(
-      std::max<std::int64_t>(0, std::min<std::int64_t>(stage_groups, rows - stage_first_row)));
+  const std::int64_t rows_left = std::min<std::int64_t>(stage_groups, rows - stage_first_row);
+  const int stage_rows =
+      static_cast<int>(whole_block ? rows_left : std::max<std::int64_t>(0, rows_left));
   const bool stage_has_rows = whole_block || stage_rows > 0;
   const auto stage_sync = [] {
     if constexpr (whole_block) __syncthreads(); else __syncwarp();
@@ -402,29 +466,20 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   return has_row;
 }
 
-// Threads per SM the staged kernels of R columns per lane ask the compiler to
-// fit, as blocks of their size (0: its own choice). With four or eight
-// columns per lane, 1024 threads (64 registers; R = 8 needs 768 for no
-// spills) instead of 1536 with 40 registers: fewer staged tiles leave more of
-// the SM's memory to L1 (hit rate 54% -> 58% in ncu). A measured setting of
-// this kernel, not a rule: the same bound slowed a kernel that stages per
-// row. On the H100 (27-pt 101³, blocks of 256,
-// bench/results/2026-11-26-h100-spmm-staged-occupancy.md) it took k = 32
-// from 0.478 to 0.437 ms; k = 64 went from 0.878 ms (paired) to 0.827 ms.
-template <int R, int Threads>
-constexpr int staged_blocks_per_sm = (R == 8 ? 768 : R == 4 ? 1024 : 0) / Threads;
-
 // kernel() (or with Pairs paired_kernel) for an exact shape, the rows summed
-// by staged_row_sums in blocks of staged_threads(L), staged by warps or by
-// the block (staged_by_warps). Its parameters are kernel()'s (k and long_row
-// unused), so that one launch takes either.
-template <typename T, int L, int R, bool Pairs, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(staged_threads(L), staged_blocks_per_sm<R, staged_threads(L)>)
+// by staged_row_sums in blocks of staged_threads(ByWarps), staged by warps or
+// by the block, ThreadsPerSm of them resident per SM (StagedPlan). Its
+// parameters are kernel()'s (k and long_row unused), so that one launch takes
+// either.
+template <typename T, int L, int R, bool Pairs, int Depth, bool ByWarps, int ThreadsPerSm,
+          typename Gather, typename Epilogue>
+__global__ void __launch_bounds__(staged_threads(ByWarps),
+                                  ThreadsPerSm / staged_threads(ByWarps))
     staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const T* __restrict__ values,
                   Gather gather, Epilogue epilogue) {
-  constexpr int threads = staged_threads(L);
-  constexpr int stage = staged_by_warps(L) ? SpmmPolicy::warp : threads;
+  constexpr int threads = staged_threads(ByWarps);
+  constexpr int stage = ByWarps ? SpmmPolicy::warp : threads;
   const std::int64_t first_row = std::int64_t(blockIdx.x) * (threads / L);
   const LaneColumns<T, L, R, Pairs> columns;
   T sum[R];
@@ -602,9 +657,9 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // The kernel of split_rows_kernel<..., WithSums = true> for an exact shape and
 // parts = 1, the rows summed by staged_row_sums with scalar columns: the same
 // sums, contributions and partial sums, so the same bits.
-template <typename T, int L, int R, int Depth, typename Gather, typename Epilogue>
-__global__ void __launch_bounds__(SpmmPolicy::threads,
-                                  staged_blocks_per_sm<R, SpmmPolicy::threads>)
+template <typename T, int L, int R, int Depth, bool ByWarps, int ThreadsPerSm, typename Gather,
+          typename Epilogue>
+__global__ void __launch_bounds__(SpmmPolicy::threads, ThreadsPerSm / SpmmPolicy::threads)
     staged_sums_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
                        const index_t* __restrict__ col_idx, const T* __restrict__ values,
                        Gather gather, Epilogue epilogue, T* __restrict__ partial) {
@@ -613,7 +668,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads,
   const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
   const LaneColumns<T, L, R, false> columns;
   T sum[R], contribution[R] = {};
-  constexpr int stage = staged_by_warps(L) ? SpmmPolicy::warp : SpmmPolicy::threads;
+  constexpr int stage = ByWarps ? SpmmPolicy::warp : SpmmPolicy::threads;
   if (staged_row_sums<SpmmPolicy::threads, stage, T, L, R, false, Depth>(
           first_row, rows, row_ptr, col_idx, values, gather, columns, sum)) {
 #pragma unroll
@@ -621,23 +676,6 @@ __global__ void __launch_bounds__(SpmmPolicy::threads,
       contribution[r] = epilogue(first_row + threadIdx.x / L, columns.first + r * L, sum[r]);
   }
   store_block_column_sums<T, L, R>(contribution, k, shared, partial);
-}
-
-// staged_kernel and staged_sums_kernel at the Depth staged_depth chose (2
-// only at R = 2), so that no other Depth is compiled.
-template <typename T, int L, int R, bool Pairs, typename Gather, typename Epilogue>
-auto staged_kernel_of_depth(int depth) {
-  if constexpr (R == 2) {
-    if (depth == 2) return staged_kernel<T, L, R, Pairs, 2, Gather, Epilogue>;
-  }
-  return staged_kernel<T, L, R, Pairs, 1, Gather, Epilogue>;
-}
-template <typename T, int L, int R, typename Gather, typename Epilogue>
-auto staged_sums_kernel_of_depth(int depth) {
-  if constexpr (R == 2) {
-    if (depth == 2) return staged_sums_kernel<T, L, R, 2, Gather, Epilogue>;
-  }
-  return staged_sums_kernel<T, L, R, 1, Gather, Epilogue>;
 }
 
 // The column passes of blockIdx.y, and the kernel for shape (L, R): with
@@ -652,15 +690,19 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0);
   const int parts = parts_per_row(A.rows, A.nnz, L);
   const index_t long_row = long_rows_of(A, L);
-  const int depth =
-      exact && parts == 1 && long_row == no_long_rows ? staged_depth(A.rows, A.nnz, L, R) : 0;
-  if constexpr (WithSums && (R == 2 || R == 4 || R == 8)) {  // the shapes staged_depth stages
-    if (depth > 0) {  // then no row is long and parts = 1: nothing more to launch
+  const StagedPlan plan = exact && parts == 1 && long_row == no_long_rows
+                              ? staged_plan(A.rows, A.nnz, L, R)
+                              : StagedPlan{};
+  if constexpr (WithSums && (R == 2 || R == 4 || R == 8)) {  // the shapes staged_plan stages
+    if (plan.depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
-      const auto chosen = staged_sums_kernel_of_depth<T, L, R, Gather, Epilogue>(depth);
-      chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
+      with_staged_variant<L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
+        staged_sums_kernel<T, L, R, decltype(depth)::value, decltype(by_warps)::value,
+                           decltype(threads_per_sm)::value, Gather, Epilogue>
+            <<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
                                                        A.col_idx.data(), A.values.data(),
                                                        gather, epilogue, partial);
+      });
       BINAMG_CHECK_LAUNCH();
       return;
     }
@@ -683,18 +725,22 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
       // 1050 -> 884 µs).
       const bool rows_carry_pairs = R < 8 || A.nnz >= 2 * std::int64_t(L) * A.rows;
-      if (pairs && depth == 0 && rows_carry_pairs)
+      if (pairs && plan.depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
     int threads = SpmmPolicy::threads;
-    if constexpr (R == 2 || R == 4 || R == 8) {  // the shapes staged_depth stages
-      if (depth > 0) {
-        chosen = staged_kernel_of_depth<T, L, R, false, Gather, Epilogue>(depth);
-        threads = staged_threads(L);
-      }
-      if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
-        if (depth > 0 && pairs)
-          chosen = staged_kernel_of_depth<T, L, R, true, Gather, Epilogue>(depth);
+    if constexpr (R == 2 || R == 4 || R == 8) {  // the shapes staged_plan stages
+      if (plan.depth > 0) {
+        with_staged_variant<L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
+          constexpr int Depth = decltype(depth)::value, PerSm = decltype(threads_per_sm)::value;
+          constexpr bool ByWarps = decltype(by_warps)::value;
+          chosen = staged_kernel<T, L, R, false, Depth, ByWarps, PerSm, Gather, Epilogue>;
+          if constexpr (TakesPairs<T, Gather, Epilogue>::value) {
+            if (pairs)
+              chosen = staged_kernel<T, L, R, true, Depth, ByWarps, PerSm, Gather, Epilogue>;
+          }
+        });
+        threads = staged_threads(plan.by_warps);
       }
     }
     const dim3 grid(blocks_for(std::int64_t(A.rows) * L, threads), passes);

@@ -182,23 +182,25 @@ std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, 
 }
 
 // staged_kernel (sparse/block_row_split.cuh) takes matrices with rows enough
-// to fill the GPU unsplit: at k = 2 and 4 rows of about 9 (a block's 256 rows
-// at k = 2 staged over two passes), at k = 8 rows of about 31 (two nonzeros'
-// gathers in flight; each warp stages its 8 rows in tiles of 256, so many
-// warps take two passes), and at k = 16, 32 and 64 the same rows (four or
-// eight columns per lane; at k = 32 and 64 a warp's 4 rows in tiles of 128,
-// many in two passes). With
-// column pairs, with scalar columns (blocks one element off the
-// vector alignment) and with column dots (staged_sums_kernel) they give the
-// bits of one fma per nonzero in row order, as the shuffle kernels do.
+// to fill the GPU unsplit. Rows of about 9: at k = 2 a block's 256 rows staged
+// over two passes, at k = 4 to 32 each warp staging its own rows (16 at k = 4,
+// 8 at k = 8 and 16, 4 at k = 32) with more blocks per SM from k = 8 on. Rows
+// of about 31: at k = 8 two nonzeros' gathers in flight (a warp's 8 rows in
+// tiles of 256, so many warps take two passes), and at k = 16, 32 and 64 four
+// or eight columns per lane (at k = 32 and 64 a warp's 4 rows in tiles of
+// 128, many in two passes). With column pairs, with scalar columns (blocks
+// one element off the vector alignment) and with column dots
+// (staged_sums_kernel) they give the bits of one fma per nonzero in row
+// order, as the shuffle kernels do.
 TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   const auto short_rows = testing::random_matrix<T>({270000, 270000, 10, 0.1, 0, false}, 60);
   const auto long_rows = testing::random_matrix<T>({66000, 66000, 31, 0.0, 0, false}, 61);
   const std::pair<const CsrMatrix<T>*, index_t> cases[] = {
-      {&short_rows, 2}, {&short_rows, 4}, {&short_rows, 8},
-      {&long_rows, 8},  {&long_rows, 16},  {&long_rows, 32}, {&long_rows, 64}};
+      {&short_rows, 2}, {&short_rows, 4},  {&short_rows, 8}, {&short_rows, 16},
+      {&short_rows, 32}, {&long_rows, 8},  {&long_rows, 16}, {&long_rows, 32},
+      {&long_rows, 64}};
   std::uint64_t seed = 62;
   for (const auto& [A, k] : cases) {
     const DeviceCsr<T> dA = to_device(*A);
