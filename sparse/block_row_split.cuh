@@ -278,11 +278,16 @@ constexpr int staged_threads(bool by_warps) {
 // 0.878 ms (paired) to 0.827 ms
 // (bench/results/2026-11-26-h100-spmm-staged-occupancy.md); 1280 threads
 // made 27-pt 6% slower at k = 32. Short rows gather less per staged nonzero
-// and want more rows in flight: 1536 threads at R = 2 and 1280 at R = 4 took
-// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 2-12% below the shuffle kernels at
-// k = 8, 16 and 32 (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
+// and want more rows in flight: at R = 4 (k = 16, 32), 1280 threads took
+// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 1-11% below the shuffle kernels in
+// double. At R = 2 (k = 8) the staged kernel was no faster in the library,
+// and in float the block solves of 7-pt and 5-pt ran 1.4-2.6% slower with
+// short rows staged, so those keep the shuffle kernels
+// (bench/results/2026-11-26-h100-spmm-short-rows-staged.md). 0 for short
+// rows: not staged from L = 4 on.
+template <typename T>
 constexpr int staged_threads_per_sm(int L, int R, bool short_rows) {
-  if (short_rows) return L <= 2 ? 0 : R == 2 ? 1536 : R == 4 ? 1280 : 0;
+  if (short_rows) return std::is_same_v<T, double> && L > 2 && R == 4 ? 1280 : 0;
   return R == 8 ? 768 : R == 4 ? 1024 : 0;
 }
 
@@ -305,11 +310,12 @@ struct StagedPlan {
 // paid for a second nonzero's gathers in flight. With four columns per lane
 // (k = 16, 32) such rows gained 5-6% (27-pt) without a second nonzero in
 // flight; with eight (k = 64) too, once the staged kernels kept fewer blocks
-// per SM. Short rows gain from L = 4 on at R = 2 and 4 with more blocks per
-// SM (staged_threads_per_sm); at k = 64 they lost 1-7% (2D 5- and 9-pt). The
+// per SM. Short rows gain at R = 4 in double with more blocks per SM
+// (staged_threads_per_sm); at k = 64 they lost 1-7% (2D 5- and 9-pt). The
 // scalar columns and column sums of the block solves take the same rule:
 // amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
-inline StagedPlan staged_plan(index_t rows, std::int64_t nnz, int L, int R) {
+template <typename T>
+StagedPlan staged_plan(index_t rows, std::int64_t nnz, int L, int R) {
   if (R != 2 && R != 4 && R != 8) return {};
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   const bool long_rows = mean >= 16;
@@ -318,15 +324,16 @@ inline StagedPlan staged_plan(index_t rows, std::int64_t nnz, int L, int R) {
     return {1, staged_by_warps(rows, nnz, L), 0};
   }
   if (!staged_by_warps(rows, nnz, L)) return {};
-  if (long_rows) return {R == 2 ? 2 : 1, true, staged_threads_per_sm(L, R, false)};
-  if (R == 8) return {};
-  return {1, true, staged_threads_per_sm(L, R, true)};
+  if (long_rows) return {R == 2 ? 2 : 1, true, staged_threads_per_sm<T>(L, R, false)};
+  const int short_rows_per_sm = staged_threads_per_sm<T>(L, R, true);
+  if (short_rows_per_sm == 0) return {};
+  return {1, true, short_rows_per_sm};
 }
 
 // Calls variant(depth, by_warps, threads_per_sm) with the plan's values as
 // integral constants, so that only the kernels staged_plan can choose for L
 // lanes of R columns are compiled. The plan stages (depth > 0).
-template <int L, int R, typename Variant>
+template <typename T, int L, int R, typename Variant>
 void with_staged_variant(const StagedPlan& plan, const Variant& variant) {
   using std::integral_constant;
   using one = integral_constant<int, 1>;
@@ -340,13 +347,13 @@ void with_staged_variant(const StagedPlan& plan, const Variant& variant) {
     if (plan.depth == 2) return variant(integral_constant<int, 2>{}, block{}, own_choice{});
     return variant(one{}, block{}, own_choice{});
   } else {
-    constexpr int short_rows = staged_threads_per_sm(L, R, true);
+    constexpr int short_rows = staged_threads_per_sm<T>(L, R, true);
     if constexpr (short_rows > 0) {
       if (plan.threads_per_sm == short_rows)
         return variant(one{}, warps{}, integral_constant<int, short_rows>{});
     }
     return variant(integral_constant<int, R == 2 ? 2 : 1>{}, warps{},
-                   integral_constant<int, staged_threads_per_sm(L, R, false)>{});
+                   integral_constant<int, staged_threads_per_sm<T>(L, R, false)>{});
   }
 }
 
@@ -409,10 +416,16 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   __shared__ index_t staged_columns[stages][tile];
   __shared__ T staged_values[stages][tile];
   // A block stage is the whole block (index arithmetic known at compile time),
-  // which always has rows; a warp stage past the last row has none.
+  // which always has rows; a warp stage past the last row has none. Lane
+  // indices are unsigned in a block stage and signed in a warp stage, each the
+  // faster on the H100: unsigned block stages took 27-pt 64³ block solves at
+  // k = 4 from 4.03 to 3.84 ms, and unsigned warp stages took 27-pt 101³ SpMM
+  // at k = 32 from 0.427 to 0.432 ms
+  // (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
   constexpr bool whole_block = stages == 1;
-  const unsigned stage = whole_block ? 0 : threadIdx.x / Stage;
-  const unsigned index = whole_block ? threadIdx.x : threadIdx.x % Stage;
+  using Lane = std::conditional_t<whole_block, unsigned, int>;
+  const Lane stage = whole_block ? 0 : Lane(threadIdx.x) / Stage;
+  const Lane index = whole_block ? Lane(threadIdx.x) : Lane(threadIdx.x) % Stage;
   const std::int64_t stage_first_row = first_row + std::int64_t(stage) * stage_groups;
   const std::int64_t rows_left = std::min<std::int64_t>(stage_groups, rows - stage_first_row);
   const int stage_rows =
@@ -691,12 +704,12 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   const int parts = parts_per_row(A.rows, A.nnz, L);
   const index_t long_row = long_rows_of(A, L);
   const StagedPlan plan = exact && parts == 1 && long_row == no_long_rows
-                              ? staged_plan(A.rows, A.nnz, L, R)
+                              ? staged_plan<T>(A.rows, A.nnz, L, R)
                               : StagedPlan{};
   if constexpr (WithSums && (R == 2 || R == 4 || R == 8)) {  // the shapes staged_plan stages
     if (plan.depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
-      with_staged_variant<L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
+      with_staged_variant<T, L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
         staged_sums_kernel<T, L, R, decltype(depth)::value, decltype(by_warps)::value,
                            decltype(threads_per_sm)::value, Gather, Epilogue>
             <<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
@@ -731,7 +744,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
     int threads = SpmmPolicy::threads;
     if constexpr (R == 2 || R == 4 || R == 8) {  // the shapes staged_plan stages
       if (plan.depth > 0) {
-        with_staged_variant<L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
+        with_staged_variant<T, L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
           constexpr int Depth = decltype(depth)::value, PerSm = decltype(threads_per_sm)::value;
           constexpr bool ByWarps = decltype(by_warps)::value;
           chosen = staged_kernel<T, L, R, false, Depth, ByWarps, PerSm, Gather, Epilogue>;

@@ -183,9 +183,9 @@ std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, 
 
 // staged_kernel (sparse/block_row_split.cuh) takes matrices with rows enough
 // to fill the GPU unsplit. Rows of about 9: at k = 2 a block's 256 rows staged
-// over two passes, at k = 4 to 32 each warp staging its own rows (16 at k = 4,
-// 8 at k = 8 and 16, 4 at k = 32) with more blocks per SM from k = 8 on. Rows
-// of about 31: at k = 8 two nonzeros' gathers in flight (a warp's 8 rows in
+// over two passes, at k = 4 each warp staging its own 16 rows, and in double
+// at k = 16 and 32 its own 8 and 4 rows with more blocks per SM (k = 8, and
+// float from k = 8 on, take the shuffle kernels). Rows of about 31: at k = 8 two nonzeros' gathers in flight (a warp's 8 rows in
 // tiles of 256, so many warps take two passes), and at k = 16, 32 and 64 four
 // or eight columns per lane (at k = 32 and 64 a warp's 4 rows in tiles of
 // 128, many in two passes). With column pairs, with scalar columns (blocks
