@@ -248,8 +248,9 @@ constexpr int staged_tile_of(int threads, int L) {
 // the H100 (27-pt 101³, medians of 11 rounds against the block tiles in
 // blocks of 256) went 0.2053 -> 0.2021 ms at k = 8, 0.4348 -> 0.4304 at
 // k = 32 and 0.8025 -> 0.7998 at k = 64
-// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md), and block
-// solves of 7-pt 128³ at k = 4 1.2% faster. At L = 1 a warp holds 32 rows:
+// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md); 7-pt 128³
+// at k = 4 took warp tiles 6-9% faster in a probe, its block solves -1.2% to
+// +0.5%. At L = 1 a warp holds 32 rows:
 // 7-pt's block solves at k = 2 did not gain from warp tiles (0.5-1.2% slower
 // than main), and 27-pt's rows overflow them (warp tiles 10-25% slower), as
 // they do at L = 2 (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
@@ -279,7 +280,7 @@ constexpr int staged_threads(bool by_warps) {
 // (bench/results/2026-11-26-h100-spmm-staged-occupancy.md); 1280 threads
 // made 27-pt 6% slower at k = 32. Short rows gather less per staged nonzero
 // and want more rows in flight: at R = 4 (k = 16, 32), 1280 threads took
-// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 1-11% below the shuffle kernels in
+// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 4-12% below the shuffle kernels in
 // double. At R = 2 (k = 8) the staged kernel was no faster in the library,
 // and in float the block solves of 7-pt and 5-pt ran 1.4-2.6% slower with
 // short rows staged, so those keep the shuffle kernels
