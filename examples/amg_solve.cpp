@@ -109,18 +109,10 @@ Options parse_arguments(int argc, char** argv) {
     require(options.rhs_count >= 1, "--rhs-count must be at least 1");
   }
 
-  require(options.problem.empty() != options.matrix.empty(),
-          "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
-  if (!options.problem.empty()) {
-    parse_stencil(options.problem);  // validates the name
-    require(options.size >= 1, "--problem needs --size N with N >= 1");
-  }
+  cli::validate_input_options(options.problem, options.size, options.matrix, options.precision,
+                              options.device);
   require(options.solver == "cg" || options.solver == "vcycle",
           "--solver must be cg or vcycle, got '" + options.solver + "'");
-  require(options.precision == "double" || options.precision == "float",
-          "--precision must be double or float, got '" + options.precision + "'");
-  require(options.device == "auto" || options.device == "cpu" || options.device == "gpu",
-          "--device must be auto, cpu or gpu, got '" + options.device + "'");
   require(options.solve.tolerance > 0 && options.solve.tolerance < 1,
           "--tol must lie in (0, 1)");
   require(options.solve.max_iterations >= 1, "--max-iters must be at least 1");

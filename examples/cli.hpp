@@ -9,6 +9,8 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/types.hpp"
+#include "problems/poisson.hpp"
 
 namespace binamg::cli {
 
@@ -57,6 +59,24 @@ Number parse_number(const std::string& option, const std::string& text) {
   stream >> value;
   require(stream && stream.eof(), "option " + option + " expects a number, got '" + text + "'");
   return value;
+}
+
+/// The checks every example makes of its input and where it runs: exactly one
+/// of a named stencil problem (with a size) or a Matrix Market file, and a
+/// known precision and device.
+inline void validate_input_options(const std::string& problem, index_t size,
+                                   const std::string& matrix, const std::string& precision,
+                                   const std::string& device) {
+  require(problem.empty() != matrix.empty(),
+          "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
+  if (!problem.empty()) {
+    parse_stencil(problem);  // validates the name
+    require(size >= 1, "--problem needs --size N with N >= 1");
+  }
+  require(precision == "double" || precision == "float",
+          "--precision must be double or float, got '" + precision + "'");
+  require(device == "auto" || device == "cpu" || device == "gpu",
+          "--device must be auto, cpu or gpu, got '" + device + "'");
 }
 
 /// The device that runs the work: auto is the GPU when one is usable; an

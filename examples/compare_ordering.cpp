@@ -81,16 +81,8 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = arguments.get("--precision")) options.precision = *v;
   if (auto v = arguments.get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
   if (auto v = arguments.get("--repeat")) options.repeat = cli::parse_number<int>("--repeat", *v);
-  require(options.problem.empty() != options.matrix.empty(),
-          "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
-  if (!options.problem.empty()) {
-    parse_stencil(options.problem);  // validates the name
-    require(options.size >= 1, "--problem needs --size N with N >= 1");
-  }
-  require(options.precision == "double" || options.precision == "float",
-          "--precision must be double or float, got '" + options.precision + "'");
-  require(options.device == "auto" || options.device == "cpu" || options.device == "gpu",
-          "--device must be auto, cpu or gpu, got '" + options.device + "'");
+  cli::validate_input_options(options.problem, options.size, options.matrix, options.precision,
+                              options.device);
   require(options.repeat >= 1, "--repeat must be at least 1");
   return options;
 }
