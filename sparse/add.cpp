@@ -36,20 +36,14 @@ CsrMatrix<T> add(T alpha, const CsrMatrix<T>& A, T beta, const CsrMatrix<T>& B) 
           "add: shapes differ (" + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
               " and " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ")");
   CsrMatrix<T> C = zero_matrix<T>(A.rows, A.cols);
-  std::vector<index_t> row_nnz(A.rows, 0);
+  std::vector<std::int64_t> row_nnz(A.rows, 0);
 #pragma omp parallel for schedule(static)
   for (index_t row = 0; row < A.rows; ++row) {
     index_t count = 0;
     merge_row(alpha, A, beta, B, row, [&](index_t, T) { ++count; });
     row_nnz[row] = count;
   }
-  std::int64_t total = 0;
-  for (index_t row = 0; row < A.rows; ++row) {
-    total += row_nnz[row];
-    C.row_ptr[row + 1] = checked_index(total, "add: nnz(C)");
-  }
-  C.col_idx.resize(total);
-  C.values.resize(total);
+  allocate_rows(C, row_nnz, "add: nnz(C)");
 #pragma omp parallel for schedule(static)
   for (index_t row = 0; row < A.rows; ++row) {
     index_t k = C.row_ptr[row];

@@ -16,6 +16,18 @@ CsrMatrix<T> zero_matrix(index_t rows, index_t cols) {
 }
 
 template <typename T>
+void allocate_rows(CsrMatrix<T>& matrix, const std::vector<std::int64_t>& row_nnz,
+                   const std::string& what) {
+  std::int64_t total = 0;
+  for (index_t row = 0; row < matrix.rows; ++row) {
+    total += row_nnz[row];
+    matrix.row_ptr[row + 1] = checked_index(total, what);
+  }
+  matrix.col_idx.resize(total);
+  matrix.values.resize(total);
+}
+
+template <typename T>
 CsrMatrix<T> identity_matrix(index_t n) {
   CsrMatrix<T> matrix = zero_matrix<T>(n, n);
   matrix.col_idx.resize(n);
@@ -118,6 +130,8 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
 
 #define BINAMG_INSTANTIATE(T)                                                      \
   template CsrMatrix<T> zero_matrix<T>(index_t, index_t);                          \
+  template void allocate_rows<T>(CsrMatrix<T>&, const std::vector<std::int64_t>&,  \
+                                 const std::string&);                             \
   template CsrMatrix<T> identity_matrix<T>(index_t);                               \
   template void validate<T>(const CsrMatrix<T>&, const std::string&);              \
   template void require_square_with_diagonal<T>(const CsrMatrix<T>&, const std::string&); \

@@ -27,6 +27,13 @@ struct CsrMatrix {
 template <typename T>
 CsrMatrix<T> zero_matrix(index_t rows, index_t cols);
 
+/// Sets matrix's row offsets from the nonzeros of each row (row_nnz, one per
+/// row) and sizes its columns and values to match; throws InvalidInput naming
+/// `what` when the total passes 32-bit indices.
+template <typename T>
+void allocate_rows(CsrMatrix<T>& matrix, const std::vector<std::int64_t>& row_nnz,
+                   const std::string& what);
+
 /// The n×n identity.
 template <typename T>
 CsrMatrix<T> identity_matrix(index_t n);

@@ -44,13 +44,7 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
       row_nnz[row] = count;
     }
   }
-  std::int64_t total = 0;
-  for (index_t row = 0; row < A.rows; ++row) {
-    total += row_nnz[row];
-    C.row_ptr[row + 1] = checked_index(total, "spgemm: nnz(C)");
-  }
-  C.col_idx.resize(total);
-  C.values.resize(total);
+  allocate_rows(C, row_nnz, "spgemm: nnz(C)");
 
   // Pass 2: accumulate in a dense row, then emit the row's columns sorted.
 #pragma omp parallel
