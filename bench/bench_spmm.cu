@@ -3,16 +3,21 @@
 // cusparseSpMV, double, on the Poisson stencils (BENCH.md's SpMM workload) and
 // on BENCH.md's irregular synthetic suite (the matrices whose row lengths vary,
 // which the choice between the two kernels has to be measured on; "suite" says
-// which). Every result is checked against the CPU reference before its time is
-// printed.
+// which). For k a multiple of 16 it also times the planned SpMM
+// (sparse/spmm_plan.hpp), whose build is timed once per matrix and printed
+// beside it. Every result is checked against the CPU reference before its time
+// is printed.
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/common.hpp"
 #include "bench/synthetic_matrices.hpp"
 #include "problems/poisson.hpp"
+#include "sparse/spmm_plan.hpp"
 #include "sparse/spmv.hpp"
 
 using namespace binamg;
@@ -55,6 +60,13 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
                                           const_cast<index_t*>(dA.col_idx.data()),
                                           const_cast<T*>(dA.values.data()), CUSPARSE_INDEX_32I,
                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  // The planned SpMM (sparse/spmm_plan.hpp) is built once per matrix, as a
+  // block solve would: its build is timed here and printed, not in the products.
+  const auto build_start = std::chrono::steady_clock::now();
+  const SpmmPlan plan = make_spmm_plan(A);
+  BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+  const double plan_build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count();
   for (index_t k : {1, 8, 32, 64}) {
     std::vector<T> X(std::size_t(A.cols) * k);
     for (std::size_t i = 0; i < X.size(); ++i) X[i] = std::sin(0.37 * double(i % 100003));
@@ -89,6 +101,34 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
       if (!ok) throw DeviceError(std::string("wrong result: ") + spmm_algorithm_name(algorithm));
       line(spmm_algorithm_name(algorithm), ms, ok);
       if (algorithm == SpmmAlgorithm::automatic) best_ours = ms;
+    }
+    double planned_ms = 0;
+    if (k % 16 == 0) {
+      BINAMG_CUDA_CHECK(cudaMemset(dY.data(), 0, dY.size() * sizeof(T)));
+      planned_ms = bench::median_ms([&] { spmm(plan, dX.data(), k, dY.data()); });
+      const bool ok = matches_reference(A, k, reference, dY);
+      if (!ok) throw DeviceError("wrong result: planned");
+      // Its own bytes: the plan instead of the CSR arrays, then X and Y.
+      const double plan_bytes = plan.plan_bytes + (double(A.cols) + A.rows) * k * sizeof(T);
+      JsonLine()
+          .field("bench", "spmm")
+          .field("problem", name)
+          .field("suite", suite)
+          .field("precision", "double")
+          .field("rows", A.rows)
+          .field("nnz", A.nnz())
+          .field("k", k)
+          .field("impl", "planned")
+          .field("ms", planned_ms)
+          .field("roofline_fraction", bytes / (planned_ms * 1e-3) / 1e9 / bandwidth_gbs)
+          .field("plan_roofline_fraction", plan_bytes / (planned_ms * 1e-3) / 1e9 / bandwidth_gbs)
+          .field("plan_build_ms", plan_build_ms)
+          .field("plan_mb", plan.plan_bytes / 1e6)
+          .field("plan_lines", plan.shape.lines)
+          .field("plan_line_length", plan.shape.line_length)
+          .field("union_per_row", plan.union_per_row)
+          .field("checked", ok)
+          .print();
     }
     const T alpha = 1, beta = 0;
     if (k == 1) {
@@ -164,6 +204,8 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
         .field("peer", best_peer_name)
         .field("peer_ms", best_peer)
         .field("speedup", best_peer / best_ours)
+        .field("planned_ms", planned_ms)
+        .field("planned_speedup", planned_ms > 0 ? best_peer / planned_ms : 0.0)
         .print();
   }
   cusparseDestroySpMat(matA);
