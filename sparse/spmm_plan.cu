@@ -20,8 +20,11 @@
 namespace binamg {
 namespace {
 
-constexpr int kRowsPerBlock = SpmmPlanLayout::kRowsPerBlock;
-constexpr int kMaxChunkColumns = SpmmPlanLayout::kMaxChunkColumns;
+using spmm_plan_detail::kContinuation;
+using spmm_plan_detail::kMaxChunkColumns;
+using spmm_plan_detail::kPlaceBits;
+using spmm_plan_detail::kPlaceMask;
+using spmm_plan_detail::kRowsPerBlock;
 constexpr int kWarpsPerBlock = 4;
 // 7 thread blocks of 4 warps per SM fit the registers (72) and shared memory
 // (27 KB each); 6 or 8 were slower at k = 64 (bench/results/*spmm-plan*).
@@ -46,7 +49,7 @@ struct PlanArrays {
   index_t chunks;
   __device__ bool continues_block(index_t chunk) const {
     return chunk < chunks &&
-           chunk_rows[std::int64_t(chunk) * kRowsPerBlock] == SpmmPlanLayout::kContinuation;
+           chunk_rows[std::int64_t(chunk) * kRowsPerBlock] == kContinuation;
   }
 };
 
@@ -59,8 +62,8 @@ __device__ double own_chain(const PlanArrays& plan, index_t head, int slot, cons
   do {
     for (index_t e = plan.entry_offset[chunk]; e < plan.entry_offset[chunk + 1]; ++e) {
       const unsigned code = plan.codes[e];
-      if (int(code >> 8) != slot) continue;
-      const index_t column = plan.union_columns[plan.union_offset[chunk] + (code & 0xff)];
+      if (int(code >> kPlaceBits) != slot) continue;
+      const index_t column = plan.union_columns[plan.union_offset[chunk] + (code & kPlaceMask)];
       sum = fma(plan.values[e], X[std::int64_t(column) * ld + c], sum);
     }
   } while (plan.continues_block(++chunk));
@@ -91,7 +94,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kMinBlocksPerSm)
   const int group = lane >> 2, quad = lane & 3;  // the MMA fragments' row and column
   // The same for all lanes of a continuation chunk, which another warp sums.
   const index_t row = chunk_rows[std::int64_t(head) * kRowsPerBlock + group];
-  if (row == SpmmPlanLayout::kContinuation) return;
+  if (row == kContinuation) return;
   double* tile = reinterpret_cast<double*>(tiles[warp]);
   index_t* columns = unions[warp];
   const int source = 8 * quad + group;  // the lane that loads this lane's B pairs
@@ -110,7 +113,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kMinBlocksPerSm)
     __syncwarp();
     for (index_t e = entry_offset[chunk] + lane; e < entry_offset[chunk + 1]; e += 32) {
       const unsigned code = codes[e];
-      tile[(code >> 8) * kTileStride + (code & 0xff)] = values[e];
+      tile[(code >> kPlaceBits) * kTileStride + (code & kPlaceMask)] = values[e];
     }
     __syncwarp();
     for (int step = 0; step < width; step += 4) {
@@ -183,10 +186,6 @@ SpmmPlan to_device(const SpmmPlanLayout& layout, cudaStream_t stream) {
   plan.codes = to_device(layout.codes, stream);
   plan.values = to_device(layout.values, stream);
   return plan;
-}
-
-SpmmPlan make_spmm_plan(const CsrMatrix<double>& A, cudaStream_t stream) {
-  return to_device(plan_spmm_blocks(A, choose_spmm_block_shape(A)), stream);
 }
 
 void spmm(const SpmmPlan& plan, const double* X, index_t k, double* Y, cudaStream_t stream) {

@@ -27,15 +27,10 @@
 
 #include "core/device_buffer.hpp"
 #include "sparse/csr.hpp"
+#include "sparse/device_csr.hpp"
+#include "sparse/spmm_block_tiling.hpp"
 
 namespace binamg {
-
-/// A plan's shape: blocks take `rows_per_line` consecutive rows of `lines`
-/// lines `line_length` rows apart (lines = 1: 8 consecutive rows).
-struct SpmmBlockShape {
-  int lines = 1;
-  index_t line_length = 0;
-};
 
 /// The host side of a plan: what make_spmm_plan uploads and what the CPU
 /// reference reads. A block's union is cut into chunks of at most
@@ -45,16 +40,17 @@ struct SpmmBlockShape {
 /// after it (long rows only) are marked kContinuation and summed on by the same
 /// warp, so that a block's bounds cost no extra dependent load.
 struct SpmmPlanLayout {
-  static constexpr int kRowsPerBlock = 8;
-  static constexpr int kMaxChunkColumns = 96;
-  static constexpr index_t kContinuation = -2;
+  static constexpr int kRowsPerBlock = spmm_plan_detail::kRowsPerBlock;
+  static constexpr int kMaxChunkColumns = spmm_plan_detail::kMaxChunkColumns;
+  static constexpr index_t kContinuation = spmm_plan_detail::kContinuation;
   index_t rows = 0, cols = 0, nnz = 0, blocks = 0;
   SpmmBlockShape shape;
   std::vector<index_t> chunk_rows;    // kRowsPerBlock per chunk: rows (-1: none) or kContinuation
   std::vector<index_t> union_offset;  // chunks + 1
   std::vector<index_t> union_columns;
   std::vector<index_t> entry_offset;  // chunks + 1
-  std::vector<std::uint16_t> codes;   // row in block << 8 | place in the chunk's union
+  std::vector<std::uint16_t> codes;   // row in block << 8 | place in the chunk's union, by
+                                      // column, then row in block
   std::vector<double> values;         // A's values in code order
   index_t chunks() const { return index_t(union_offset.size()) - 1; }
   bool continues_block(index_t chunk) const {
@@ -66,13 +62,15 @@ struct SpmmPlanLayout {
   double bytes() const;
 };
 
+/// Bytes the GPU reads of a plan per product.
+double spmm_plan_bytes(std::int64_t nnz, std::int64_t union_columns, std::int64_t chunks);
+
 /// Blocks for `shape` (tests, and the choice below).
 SpmmPlanLayout plan_spmm_blocks(const CsrMatrix<double>& A, SpmmBlockShape shape);
 
-/// The shape with the fewest union columns over a sample of blocks: 8
-/// consecutive rows, or 2 or 4 lines at a stride taken from a sample row's
-/// column offsets (a grid's line and plane lengths). Ties go to more lines,
-/// which share more of X in the SM's cache (bench/results/*spmm-plan*).
+/// The shape with the fewest union columns per row over kShapeSamples blocks:
+/// 4 or 2 lines at a stride from the middle row's column offsets, or 8
+/// consecutive rows (spmm_plan_detail::candidate_shapes, pick_shape).
 SpmmBlockShape choose_spmm_block_shape(const CsrMatrix<double>& A);
 
 /// Y = A X by the plan's algorithm on the host (the GPU's oracle, bit for bit).
@@ -91,8 +89,19 @@ struct SpmmPlan {
 
 SpmmPlan to_device(const SpmmPlanLayout& layout, cudaStream_t stream = nullptr);
 
-/// Builds the plan of A (choose_spmm_block_shape, plan_spmm_blocks) and uploads it.
-SpmmPlan make_spmm_plan(const CsrMatrix<double>& A, cudaStream_t stream = nullptr);
+// ---- The GPU build (sparse/spmm_plan_build.cu): the same plan, array for
+// array, from a matrix on the device; a warp merges each block's sorted rows.
+// A is taken as valid (sorted, duplicate-free rows), as by every GPU kernel.
+
+/// choose_spmm_block_shape on the device (synchronizes `stream`).
+SpmmBlockShape choose_spmm_block_shape(const DeviceCsr<double>& A, cudaStream_t stream = nullptr);
+
+/// plan_spmm_blocks on the device (synchronizes `stream` for the sizes).
+SpmmPlan plan_spmm_blocks(const DeviceCsr<double>& A, SpmmBlockShape shape,
+                          cudaStream_t stream = nullptr);
+
+/// The plan of A in its chosen shape, built on the device.
+SpmmPlan make_spmm_plan(const DeviceCsr<double>& A, cudaStream_t stream = nullptr);
 
 /// Y = A X on the GPU by the plan; X is plan.cols × k, Y plan.rows × k, both
 /// row-major device arrays; k must be a positive multiple of 16 (any other k:

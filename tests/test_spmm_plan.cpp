@@ -64,7 +64,8 @@ void expect_plan_holds(const CsrMatrix<double>& A, const SpmmPlanLayout& plan) {
     EXPECT_EQ(width % 4, 0);
     EXPECT_LE(width, SpmmPlanLayout::kMaxChunkColumns);
     for (index_t e = plan.entry_offset[c]; e < plan.entry_offset[c + 1]; ++e) {
-      const int r = plan.codes[e] >> 8, place = plan.codes[e] & 0xff;
+      const int r = plan.codes[e] >> spmm_plan_detail::kPlaceBits;
+      const int place = plan.codes[e] & spmm_plan_detail::kPlaceMask;
       ASSERT_LT(place, width);
       const index_t row = plan.chunk_rows[std::size_t(head) * kRows + r];
       ASSERT_GE(row, 0);

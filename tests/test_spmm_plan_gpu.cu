@@ -55,6 +55,40 @@ TEST(SpmmPlanGpu, MatchesReferenceBitForBit) {
     }
 }
 
+// The GPU build gives the host build's plan, array for array.
+void expect_same_plan(const SpmmPlanLayout& host, const SpmmPlan& device) {
+  EXPECT_EQ(device.blocks, host.blocks);
+  EXPECT_EQ(device.chunks, host.chunks());
+  EXPECT_EQ(to_host(device.chunk_rows), host.chunk_rows);
+  EXPECT_EQ(to_host(device.union_offset), host.union_offset);
+  EXPECT_EQ(to_host(device.union_columns), host.union_columns);
+  EXPECT_EQ(to_host(device.entry_offset), host.entry_offset);
+  EXPECT_EQ(to_host(device.codes), host.codes);
+  EXPECT_EQ(to_host(device.values), host.values);
+  EXPECT_EQ(device.plan_bytes, host.bytes());
+}
+
+TEST(SpmmPlanGpu, BuildsTheHostsPlan) {
+  BINAMG_REQUIRE_GPU();
+  const CsrMatrix<double> matrices[] = {
+      poisson<double>(Stencil::poisson3d_27, 13), poisson<double>(Stencil::poisson3d_7, 11),
+      poisson<double>(Stencil::poisson2d_9, 20),
+      random_matrix<double>(RandomMatrixShape{300, 700, 40, 0.2, 3, true}, 1),
+      random_matrix<double>(RandomMatrixShape{64, 5000, 300, 0.0, 0, false}, 3),
+      random_matrix<double>(RandomMatrixShape{7, 7, 2, 0.0, 0, false}, 4),
+      zero_matrix<double>(40, 30), zero_matrix<double>(0, 0)};
+  for (const auto& A : matrices) {
+    const DeviceCsr<double> dA = to_device(A);
+    const SpmmBlockShape shape = choose_spmm_block_shape(A);
+    const SpmmBlockShape device_shape = choose_spmm_block_shape(dA);
+    EXPECT_EQ(device_shape.lines, shape.lines);
+    EXPECT_EQ(device_shape.line_length, shape.line_length);
+    expect_same_plan(plan_spmm_blocks(A, shape), make_spmm_plan(dA));
+    for (const SpmmBlockShape other : {SpmmBlockShape{}, SpmmBlockShape{2, 5}, SpmmBlockShape{4, 13}})
+      expect_same_plan(plan_spmm_blocks(A, other), plan_spmm_blocks(dA, other));
+  }
+}
+
 TEST(SpmmPlanGpu, EveryShapeMatches) {
   BINAMG_REQUIRE_GPU();
   const CsrMatrix<double> A = poisson<double>(Stencil::poisson3d_27, 9);
@@ -86,7 +120,7 @@ TEST(SpmmPlanGpu, NonFiniteInputStaysInTheRowsThatHoldIt) {
 TEST(SpmmPlanGpu, RejectsOtherColumnCountsAndMisalignedPointers) {
   BINAMG_REQUIRE_GPU();
   const CsrMatrix<double> A = poisson<double>(Stencil::poisson2d_5, 6);
-  const SpmmPlan plan = make_spmm_plan(A);
+  const SpmmPlan plan = make_spmm_plan(to_device(A));
   DeviceBuffer<double> dX(std::size_t(A.cols) * 33), dY(std::size_t(A.rows) * 33);
   EXPECT_THROW(spmm(plan, dX.data(), 8, dY.data()), InvalidInput);
   EXPECT_THROW(spmm(plan, dX.data(), 0, dY.data()), InvalidInput);
