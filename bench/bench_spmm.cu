@@ -75,9 +75,10 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
     const DeviceBuffer<T> dX = to_device(X);
     DeviceBuffer<T> dY(std::size_t(A.rows) * k);
     const double bytes = minimal_bytes(A, k);
-    auto line = [&](const char* who, double ms, bool checked) {
-      JsonLine()
-          .field("bench", "spmm")
+    // The fields of every timed line; callers may add more before printing.
+    auto timed = [&](const char* who, double ms, bool checked) {
+      JsonLine json;
+      json.field("bench", "spmm")
           .field("problem", name)
           .field("suite", suite)
           .field("precision", "double")
@@ -88,9 +89,10 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
           .field("impl", who)
           .field("ms", ms)
           .field("roofline_fraction", bytes / (ms * 1e-3) / 1e9 / bandwidth_gbs)
-          .field("checked", checked)
-          .print();
+          .field("checked", checked);
+      return json;
     };
+    auto line = [&](const char* who, double ms, bool checked) { timed(who, ms, checked).print(); };
     double best_ours = 1e30, best_peer = 1e30;
     std::string best_peer_name = "none";
     for (auto algorithm : {SpmmAlgorithm::row_split, SpmmAlgorithm::merge_based,
@@ -110,24 +112,13 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
       if (!ok) throw DeviceError("wrong result: planned");
       // Its own bytes: the plan instead of the CSR arrays, then X and Y.
       const double plan_bytes = plan.plan_bytes + (double(A.cols) + A.rows) * k * sizeof(T);
-      JsonLine()
-          .field("bench", "spmm")
-          .field("problem", name)
-          .field("suite", suite)
-          .field("precision", "double")
-          .field("rows", A.rows)
-          .field("nnz", A.nnz())
-          .field("k", k)
-          .field("impl", "planned")
-          .field("ms", planned_ms)
-          .field("roofline_fraction", bytes / (planned_ms * 1e-3) / 1e9 / bandwidth_gbs)
+      timed("planned", planned_ms, ok)
           .field("plan_roofline_fraction", plan_bytes / (planned_ms * 1e-3) / 1e9 / bandwidth_gbs)
           .field("plan_build_ms", plan_build_ms)
           .field("plan_mb", plan.plan_bytes / 1e6)
           .field("plan_lines", plan.shape.lines)
           .field("plan_line_length", plan.shape.line_length)
           .field("union_per_row", plan.union_per_row)
-          .field("checked", ok)
           .print();
     }
     const T alpha = 1, beta = 0;

@@ -64,6 +64,10 @@ BINAMG_HOST_DEVICE inline std::int64_t chunk_count(std::int64_t distinct) {
 
 // ---- The choice of shape (host; sparse/spmm_plan.cpp) ----------------------
 
+/// Throws InvalidInput naming `what` unless the shape has 1, 2 or 4 lines and,
+/// with more than one, a positive line length.
+void check_block_shape(SpmmBlockShape shape, const char* what);
+
 /// Blocks sampled per candidate shape, spread evenly over the matrix.
 constexpr int kShapeSamples = 512;
 

@@ -74,6 +74,14 @@ double SpmmPlanLayout::bytes() const {
 
 namespace spmm_plan_detail {
 
+void check_block_shape(SpmmBlockShape shape, const char* what) {
+  const std::string name(what);
+  require(shape.lines == 1 || shape.lines == 2 || shape.lines == 4,
+          name + ": a block takes 1, 2 or 4 lines, not " + std::to_string(shape.lines));
+  require(shape.lines == 1 || shape.line_length > 0,
+          name + ": the line length must be positive, got " + std::to_string(shape.line_length));
+}
+
 std::vector<SpmmBlockShape> candidate_shapes(const index_t* columns, index_t count, index_t rows) {
   std::vector<SpmmBlockShape> candidates;
   const index_t middle = rows / 2;
@@ -111,11 +119,7 @@ SpmmBlockShape choose_spmm_block_shape(const CsrMatrix<double>& A) {
 
 SpmmPlanLayout plan_spmm_blocks(const CsrMatrix<double>& A, SpmmBlockShape shape) {
   validate(A, "plan_spmm_blocks");
-  require(shape.lines == 1 || shape.lines == 2 || shape.lines == 4,
-          "plan_spmm_blocks: a block takes 1, 2 or 4 lines, not " + std::to_string(shape.lines));
-  require(shape.lines == 1 || shape.line_length > 0,
-          "plan_spmm_blocks: the line length must be positive, got " +
-              std::to_string(shape.line_length));
+  spmm_plan_detail::check_block_shape(shape, "plan_spmm_blocks");
   SpmmPlanLayout plan;
   plan.rows = A.rows, plan.cols = A.cols, plan.nnz = A.nnz(), plan.shape = shape;
   const BlockTiling tiling{A.rows, shape};

@@ -194,11 +194,7 @@ SpmmBlockShape choose_spmm_block_shape(const DeviceCsr<double>& A, cudaStream_t 
 
 SpmmPlan plan_spmm_blocks(const DeviceCsr<double>& A, SpmmBlockShape shape, cudaStream_t stream) {
   check_matrix(A, "plan_spmm_blocks");
-  require(shape.lines == 1 || shape.lines == 2 || shape.lines == 4,
-          "plan_spmm_blocks: a block takes 1, 2 or 4 lines, not " + std::to_string(shape.lines));
-  require(shape.lines == 1 || shape.line_length > 0,
-          "plan_spmm_blocks: the line length must be positive, got " +
-              std::to_string(shape.line_length));
+  spmm_plan_detail::check_block_shape(shape, "plan_spmm_blocks");
   const BlockTiling tiling{A.rows, shape};
   const std::int64_t blocks = tiling.blocks();
   checked_index(blocks * kRowsPerBlock, "plan_spmm_blocks: rows of the blocks");

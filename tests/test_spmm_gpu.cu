@@ -11,10 +11,12 @@
 #include "sparse/spmv.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
+#include "support/row_chains.hpp"
 
 namespace binamg {
 namespace {
 
+using testing::fma_in_row_order;
 using testing::RandomMatrixShape;
 
 template <typename T>
@@ -163,22 +165,6 @@ TYPED_TEST(SpmmGpu, BlocksOffByOneElementMatchCpu) {
     const auto X = testing::random_vector<T>(std::size_t(A.cols) * k, 42);
     expect_close_to_cpu(A, X, k, run_row_split_off_alignment(A, X, k));
   }
-}
-
-// Each (row, column) of A X as the row-split kernels add it: one fused
-// multiply-add per nonzero, in the row's order (exactly rounded on both sides,
-// so the GPU must give these bits).
-template <typename T>
-std::vector<T> fma_in_row_order(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k) {
-  std::vector<T> Y(std::size_t(A.rows) * k);
-  for (index_t row = 0; row < A.rows; ++row)
-    for (index_t j = 0; j < k; ++j) {
-      T sum = 0;
-      for (index_t e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e)
-        sum = std::fma(A.values[e], X[std::size_t(A.col_idx[e]) * k + j], sum);
-      Y[std::size_t(row) * k + j] = sum;
-    }
-  return Y;
 }
 
 // staged_kernel (sparse/block_row_split.cuh) takes matrices with rows enough

@@ -11,27 +11,16 @@
 #include "problems/poisson.hpp"
 #include "sparse/spmm_plan.hpp"
 #include "support/random_matrix.hpp"
+#include "support/row_chains.hpp"
 
 namespace binamg {
 namespace {
 
 using testing::random_matrix;
 using testing::random_vector;
+using testing::fma_in_row_order;
 using testing::RandomMatrixShape;
 constexpr int kRows = SpmmPlanLayout::kRowsPerBlock;
-
-// Y(i, j) as the chain fma(a, x, sum) over row i in column order, from +0.
-std::vector<double> own_chains(const CsrMatrix<double>& A, const std::vector<double>& X, index_t k) {
-  std::vector<double> Y(std::size_t(A.rows) * k);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t j = 0; j < k; ++j) {
-      double sum = 0;
-      for (index_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e)
-        sum = std::fma(A.values[e], X[std::size_t(A.col_idx[e]) * k + j], sum);
-      Y[std::size_t(i) * k + j] = sum;
-    }
-  return Y;
-}
 
 // Equal bits, but for the sign of a zero (zeros added between a row's terms).
 void expect_same_values(const std::vector<double>& expected, const std::vector<double>& got) {
@@ -112,7 +101,7 @@ TEST(SpmmPlan, ReferenceIsEachRowsOwnChain) {
       const std::vector<double> X = random_vector<double>(std::size_t(A.cols) * k, 11);
       std::vector<double> Y;
       spmm_reference(plan_spmm_blocks(A, choose_spmm_block_shape(A)), X, k, Y);
-      expect_same_values(own_chains(A, X, k), Y);
+      expect_same_values(fma_in_row_order(A, X, k), Y);
     }
 }
 
@@ -124,7 +113,7 @@ TEST(SpmmPlan, NonFiniteInputStaysInTheRowsThatHoldIt) {
   X[std::size_t(101) * k + 1] = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> Y;
   spmm_reference(plan_spmm_blocks(A, SpmmBlockShape{2, 6}), X, k, Y);
-  const std::vector<double> expected = own_chains(A, X, k);
+  const std::vector<double> expected = fma_in_row_order(A, X, k);
   expect_same_values(expected, Y);
   std::size_t finite = 0;
   for (double y : Y) finite += std::isfinite(y);
