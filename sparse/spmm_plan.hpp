@@ -32,8 +32,8 @@
 
 namespace binamg {
 
-/// The host side of a plan: what make_spmm_plan uploads and what the CPU
-/// reference reads. A block's union is cut into chunks of at most
+/// The host side of a plan: what the CPU reference reads and to_device uploads;
+/// the GPU build makes the same arrays on the device. A block's union is cut into chunks of at most
 /// kMaxChunkColumns columns (multiples of 4, padded by repeating the last column
 /// with zeros in the tile), so that rows of any length fit. A chunk is a GPU
 /// warp's unit: the first chunk of a block names the block's rows, the chunks
@@ -49,8 +49,8 @@ struct SpmmPlanLayout {
   std::vector<index_t> union_offset;  // chunks + 1
   std::vector<index_t> union_columns;
   std::vector<index_t> entry_offset;  // chunks + 1
-  std::vector<std::uint16_t> codes;   // row in block << 8 | place in the chunk's union, by
-                                      // column, then row in block
+  std::vector<std::uint16_t> codes;   // row in block << kPlaceBits | place in the chunk's
+                                      // union, by column, then row in block
   std::vector<double> values;         // A's values in code order
   index_t chunks() const { return index_t(union_offset.size()) - 1; }
   bool continues_block(index_t chunk) const {
@@ -58,14 +58,15 @@ struct SpmmPlanLayout {
   }
   /// Union columns (padding included) per row of A: rows of X gathered per row.
   double union_per_row() const { return rows ? double(union_columns.size()) / rows : 0; }
-  /// Bytes the GPU reads of the plan per product.
+  /// Bytes the GPU reads of the plan per product (spmm_plan_bytes).
   double bytes() const;
 };
 
-/// Bytes the GPU reads of a plan per product.
+/// Bytes the GPU reads of a plan per product: codes and values per nonzero,
+/// the union columns, the chunks' rows and offsets.
 double spmm_plan_bytes(std::int64_t nnz, std::int64_t union_columns, std::int64_t chunks);
 
-/// Blocks for `shape` (tests, and the choice below).
+/// The plan of A for `shape`, built on the host (the GPU build's oracle).
 SpmmPlanLayout plan_spmm_blocks(const CsrMatrix<double>& A, SpmmBlockShape shape);
 
 /// The shape with the fewest union columns per row over kShapeSamples blocks:
