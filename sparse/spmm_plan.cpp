@@ -140,19 +140,14 @@ SpmmPlanLayout plan_spmm_blocks(const CsrMatrix<double>& A, SpmmBlockShape shape
         plan.chunk_rows.push_back(next == 0 ? tiling.row_of(b, r) : SpmmPlanLayout::kContinuation);
       const std::size_t first = next;
       const std::size_t union_first = plan.union_columns.size();
-      while (next < entries.size()) {
+      // Codes by column, then row: the order in which the GPU build merges the rows.
+      for (; next < entries.size(); ++next) {
         const bool new_column = next == first || entries[next].column != entries[next - 1].column;
         if (new_column && plan.union_columns.size() - union_first == kMaxChunkColumns) break;
         if (new_column) plan.union_columns.push_back(entries[next].column);
-        ++next;
-      }
-      // Codes by column, then row: the order in which the GPU build merges the rows.
-      for (std::size_t i = first; i < next; ++i) {
-        const auto place = std::lower_bound(plan.union_columns.begin() + union_first,
-                                            plan.union_columns.end(), entries[i].column) -
-                           (plan.union_columns.begin() + union_first);
-        plan.codes.push_back(std::uint16_t(entries[i].row_in_block << kPlaceBits | place));
-        plan.values.push_back(entries[i].value);
+        const std::size_t place = plan.union_columns.size() - union_first - 1;
+        plan.codes.push_back(std::uint16_t(entries[next].row_in_block << kPlaceBits | place));
+        plan.values.push_back(entries[next].value);
       }
       while ((plan.union_columns.size() - union_first) % 4)
         plan.union_columns.push_back(plan.union_columns.back());

@@ -62,14 +62,14 @@ __device__ MergeCounts merge_block(const BlockTiling& tiling, std::int64_t b,
     if (row >= 0) position = row_ptr[row], end = row_ptr[row + 1];
   }
   index_t chunk = 0, union_first = 0, entry_first = 0;  // chunk: lane 0's current chunk
-  if (kWrite) chunk = out.chunk_base[b], union_first = out.union_base[b], entry_first = out.entry_base[b];
+  if constexpr (kWrite) chunk = out.chunk_base[b], union_first = out.union_base[b], entry_first = out.entry_base[b];
   MergeCounts counts{0, 0};
   for (;;) {
     const unsigned head = position < end ? unsigned(col_idx[position]) : UINT_MAX;
     const unsigned column = __reduce_min_sync(kFullMask, head);
     if (column == UINT_MAX) break;
     const unsigned holders = __ballot_sync(kFullMask, head == column);
-    if (kWrite) {
+    if constexpr (kWrite) {
       const index_t place = counts.distinct % kMaxChunkColumns;
       if (lane == 0) {
         if (counts.distinct > 0 && place == 0) {  // the chunk before is full: close it
