@@ -18,6 +18,7 @@
 #include "core/read_back.hpp"
 #include "spgemm/spgemm.hpp"
 #include "spgemm/spgemm_binning.cuh"
+#include "spgemm/spgemm_dense_columns.cuh"
 #include "spgemm/spgemm_entrywise.cuh"
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_long_rows.cuh"
@@ -489,8 +490,8 @@ void allocate_from_counts(DeviceCsr<T>& C, const Workspace& bins, std::size_t sc
 /// Stages 3-4 for a product sorted whole (sorts_whole; `products` is the
 /// count pass's total): every row of A in one sort that serves both passes,
 /// and nnz(C) read from the row-offset scan, where the general path reads
-/// back a numeric binning and sorts again (3D 7-pt 101³, the coarsest
-/// R·(AP): 44 rows of ~4150 products).
+/// back a numeric binning and sorts again (a coarse Galerkin level whose
+/// coarse space is too wide for the dense-column kernels).
 template <typename T>
 void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
                         DeviceCsr<T>& C, Workspace& bins, std::size_t scan_bytes,
@@ -623,6 +624,32 @@ void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   BINAMG_CHECK_LAUNCH();
 }
 
+/// Whether A·B goes to the dense-column kernels (kDenseMaxRows, kDenseMaxColumns).
+template <typename T>
+bool has_dense_columns(const DeviceCsr<T>& A, const DeviceCsr<T>& B) {
+  return B.cols <= kDenseMaxColumns && A.rows <= kDenseMaxRows;
+}
+
+/// Stages 3-4 for a product with dense columns: a block per row in both
+/// passes (spgemm_dense_columns.cuh), unbinned; the one read-back is nnz(C).
+template <typename T>
+void dense_columns_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                           Workspace& bins, std::size_t scan_bytes, cudaStream_t stream) {
+  const unsigned rows = unsigned(A.rows);
+  constexpr int block = kDenseBlock;
+  dense_columns_count_kernel<<<rows, block, 0, stream>>>(
+      PatternOperands{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), B.col_idx.data()},
+      C.row_ptr.data());
+  BINAMG_CHECK_LAUNCH();
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data() + A.rows, 0, sizeof(index_t), stream));
+  allocate_from_counts(C, bins, scan_bytes, stream);
+  dense_columns_fill_kernel<T><<<rows, block, 0, stream>>>(
+      ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(), B.row_ptr.data(),
+                         B.col_idx.data(), B.values.data()},
+      C.row_ptr.data(), C.col_idx.data(), C.values.data(), &bins.counters->error);
+  BINAMG_CHECK_LAUNCH();
+}
+
 template <typename T>
 void require_consistent(const DeviceCsr<T>& M, const char* name, const char* caller) {
   require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
@@ -665,6 +692,10 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), rows + 1, stream));
   Workspace bins(rows, scan_bytes, stream);
+  if (has_dense_columns(A, B)) {
+    dense_columns_product(A, B, C, bins, scan_bytes, stream);
+    return C;
+  }
   if (is_narrow(A, B)) {
     narrow_product(A, B, C, policy, bins, scan_bytes, stream);
     return C;

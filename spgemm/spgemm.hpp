@@ -31,7 +31,10 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// thread per product, radix-sorted by (row, column) and summed run by run
 /// (or, when their products pass a memory budget, accumulated densely in
 /// global memory, split over several blocks when they are few); rows of 0 or
-/// 1 product no kernel; symbolic (count) then numeric (fill) pass, so C is
+/// 1 product no kernel; a product of at most 1024 rows into at most 256
+/// columns takes no bins at all (a block per row, a thread per column: the
+/// coarsest Galerkin R·(AP));
+/// symbolic (count) then numeric (fill) pass, so C is
 /// allocated exactly; (4) each row is sorted by column and written. Same
 /// structure as the CPU version; values sum in A's row order except for
 /// split dense long rows, whose slices are added in slice order, so they

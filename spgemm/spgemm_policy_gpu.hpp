@@ -37,7 +37,18 @@ constexpr int kNumericItems = 4;
 /// 3D 7-pt from 3.67-3.88 to 3.38-3.43 ms (H100), Pᵀ(AP) within noise.
 constexpr int kRankedRowMax = 128;
 
-/// A product whose B has at most kNarrowMaxColumns columns, and at most
+/// A product of at most kDenseMaxRows rows whose B has at most
+/// kDenseMaxColumns columns takes a block per row of C and a thread per
+/// column of B (spgemm_dense_columns.cuh): about one wave of blocks, each
+/// row spread over eight warps. Past that the narrow path's warp per row has
+/// rows enough to fill the GPU: 3D 7-pt 101³'s last A·P (3195 rows onto 44
+/// columns) took 0.074 ms dense and 0.063 narrow, its last R·(AP) (44 rows
+/// of ~4150 products) 0.087 dense and 0.21 sorted whole (H100).
+constexpr int kDenseMaxColumns = 256;
+constexpr int kDenseMaxRows = 1024;
+
+/// A product whose B has at most kNarrowMaxColumns columns (more than
+/// kDenseMaxColumns: fewer go to spgemm_dense_columns.cuh), and at most
 /// kNarrowMaxRows rows of about kNarrowMaxMeanProducts products or fewer
 /// (mean A row times mean B row), is narrow: the products of a coarse AMG
 /// level. Every row of C fits one table of B's columns, so neither pass bins

@@ -60,9 +60,10 @@ CsrMatrix<T> widened(CsrMatrix<T> M, index_t cols) {
   return M;
 }
 
-// A product that may be narrow (B's columns at most kNarrowMaxColumns) is also
-// run with B widened past that bound, through the binned kernels: both match
-// the CPU, and each other bit for bit.
+// A product that may take an unbinned path (B's columns at most
+// kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow) is also
+// run with B widened past each bound it is under, through the narrow and the
+// binned kernels: every path matches the CPU, and the first bit for bit.
 template <typename T>
 void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const CsrMatrix<T> expected = spgemm(A, B);
@@ -70,12 +71,13 @@ void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   expect_near_cpu(actual, expected, magnitude);
-  if (B.cols > spgemm_detail::kNarrowMaxColumns || A.rows > spgemm_detail::kNarrowMaxRows)
-    return;
-  const index_t wide = spgemm_detail::kNarrowMaxColumns + 1;
-  CsrMatrix<T> binned = to_host(spgemm(dA, to_device(widened(B, wide))));
-  expect_near_cpu(binned, widened(expected, wide), widened(magnitude, wide));
-  EXPECT_EQ(actual.values, binned.values) << "narrow and binned sums differ";
+  for (const index_t wide :
+       {spgemm_detail::kDenseMaxColumns + 1, spgemm_detail::kNarrowMaxColumns + 1}) {
+    if (B.cols >= wide) continue;
+    const CsrMatrix<T> other = to_host(spgemm(dA, to_device(widened(B, wide))));
+    expect_near_cpu(other, widened(expected, wide), widened(magnitude, wide));
+    EXPECT_EQ(actual.values, other.values) << "sums differ with B widened to " << wide;
+  }
 }
 
 TYPED_TEST(SpgemmGpu, MatchesCpuOnRectangularMatricesWithEmptyRows) {
@@ -405,6 +407,26 @@ TYPED_TEST(SpgemmGpu, SortsAFewHeavyRowsWholeInBothPassesWithCpuBits) {
   dA = to_device(changed);
   spgemm_numeric(dA, dB, C);
   EXPECT_EQ(to_host(C).values, spgemm(changed, B).values);
+}
+
+TYPED_TEST(SpgemmGpu, SumsDenseColumnRowsToTheCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // The coarsest Galerkin product's shape: 44 rows of ~4000 products onto 44
+  // columns (a block per row, a thread per column), a tenth of the rows
+  // empty; then 300 rows onto exactly kDenseMaxColumns columns. Both bit
+  // for bit.
+  const auto A = testing::random_matrix<T>({44, 3000, 350, 0.1, 0, false}, 31);
+  const auto B = testing::random_matrix<T>({3000, 44, 12, 0.0, 0, false}, 32);
+  EXPECT_EQ(to_host(spgemm(to_device(A), to_device(B))).values, spgemm(A, B).values);
+  const auto A2 = testing::random_matrix<T>({300, 500, 20, 0.2, 0, false}, 33);
+  const auto B2 = testing::random_matrix<T>(
+      {500, spgemm_detail::kDenseMaxColumns, 30, 0.1, 0, false}, 34);
+  const CsrMatrix<T> expected = spgemm(A2, B2);
+  const CsrMatrix<T> actual = to_host(spgemm(to_device(A2), to_device(B2)));
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
 }
 
 TYPED_TEST(SpgemmGpu, GivesIdenticalBitsOnTwoRuns) {
