@@ -416,17 +416,18 @@ TYPED_TEST(SpgemmGpu, SumsDenseColumnRowsToTheCpuBits) {
   // columns (a block per row, a thread per column), a tenth of the rows
   // empty; then 300 rows onto exactly kDenseMaxColumns columns. Both bit
   // for bit.
-  const auto A = testing::random_matrix<T>({44, 3000, 350, 0.1, 0, false}, 31);
-  const auto B = testing::random_matrix<T>({3000, 44, 12, 0.0, 0, false}, 32);
-  EXPECT_EQ(to_host(spgemm(to_device(A), to_device(B))).values, spgemm(A, B).values);
-  const auto A2 = testing::random_matrix<T>({300, 500, 20, 0.2, 0, false}, 33);
-  const auto B2 = testing::random_matrix<T>(
-      {500, spgemm_detail::kDenseMaxColumns, 30, 0.1, 0, false}, 34);
-  const CsrMatrix<T> expected = spgemm(A2, B2);
-  const CsrMatrix<T> actual = to_host(spgemm(to_device(A2), to_device(B2)));
-  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
-  EXPECT_EQ(actual.col_idx, expected.col_idx);
-  EXPECT_EQ(actual.values, expected.values);
+  const auto expect_cpu_bits = [](const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+    const CsrMatrix<T> expected = spgemm(A, B);
+    const CsrMatrix<T> actual = to_host(spgemm(to_device(A), to_device(B)));
+    EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+    EXPECT_EQ(actual.col_idx, expected.col_idx);
+    EXPECT_EQ(actual.values, expected.values);
+  };
+  expect_cpu_bits(testing::random_matrix<T>({44, 3000, 350, 0.1, 0, false}, 31),
+                  testing::random_matrix<T>({3000, 44, 12, 0.0, 0, false}, 32));
+  expect_cpu_bits(testing::random_matrix<T>({300, 500, 20, 0.2, 0, false}, 33),
+                  testing::random_matrix<T>(
+                      {500, spgemm_detail::kDenseMaxColumns, 30, 0.1, 0, false}, 34));
 }
 
 TYPED_TEST(SpgemmGpu, GivesIdenticalBitsOnTwoRuns) {
