@@ -23,11 +23,15 @@ constexpr int log2_of_power(int value) { return value <= 1 ? 0 : 1 + log2_of_pow
 /// blocked: lane l of the sub-warp holds elements l·Items .. l·Items+Items-1.
 /// Bitonic network; pairs Items or more apart meet through a shuffle inside
 /// the sub-warp (each lane keeps the minimum or the maximum), closer pairs
-/// inside one lane. All 32 lanes of the warp take part.
+/// inside one lane. A lane's elements share the bits from Items up, so the
+/// direction of a shuffle step, and of an in-lane step in blocks of Items or
+/// more, is one predicate per lane rather than one per element. All 32
+/// lanes of the warp take part.
 template <int Items, int Width, typename Key>
 __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane) {
   constexpr int SizeLog2 = log2_of_power(Items * Width);
   static_assert((1 << SizeLog2) == Items * Width, "a power of two of keys");
+  const int first = lane * Items;  // the lane's first element
   // Counted loops (not shifts) so that they unroll and keys[] stays in registers.
 #pragma unroll
   for (int block_log2 = 1; block_log2 <= SizeLog2; ++block_log2) {
@@ -36,26 +40,24 @@ __device__ __forceinline__ void sub_warp_sort_keys(Key (&keys)[Items], int lane)
     for (int stride_log2 = block_log2 - 1; stride_log2 >= 0; --stride_log2) {
       const int stride = 1 << stride_log2;
       if (stride >= Items) {
+        const bool keep_min = ((first & stride) == 0) == ((first & block) == 0);
 #pragma unroll
         for (int j = 0; j < Items; ++j) {
-          const int element = lane * Items + j;
           const Key other =
               __shfl_xor_sync(0xffffffffu, keys[j], stride / Items, Width);
-          const bool ascending = (element & block) == 0;
-          const bool lower = (element & stride) == 0;
-          keys[j] = (lower == ascending) ? (keys[j] < other ? keys[j] : other)
-                                         : (keys[j] < other ? other : keys[j]);
+          const Key low = keys[j] < other ? keys[j] : other;
+          const Key high = keys[j] < other ? other : keys[j];
+          keys[j] = keep_min ? low : high;
         }
       } else {
 #pragma unroll
         for (int j = 0; j < Items; ++j) {
           if ((j & stride) != 0) continue;
-          const bool ascending = ((lane * Items + j) & block) == 0;
-          if ((keys[j] > keys[j + stride]) == ascending) {
-            const Key low = keys[j];
-            keys[j] = keys[j + stride];
-            keys[j + stride] = low;
-          }
+          const bool ascending = ((block >= Items ? first : first + j) & block) == 0;
+          const Key low = keys[j] < keys[j + stride] ? keys[j] : keys[j + stride];
+          const Key high = keys[j] < keys[j + stride] ? keys[j + stride] : keys[j];
+          keys[j] = ascending ? low : high;
+          keys[j + stride] = ascending ? high : low;
         }
       }
     }
