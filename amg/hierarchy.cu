@@ -77,10 +77,7 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
   require(A.rows == A.cols && A.rows > 0,
           "build_hierarchy: A must be square and non-empty, got " + std::to_string(A.rows) +
               " x " + std::to_string(A.cols));
-  require(A.row_ptr.size() == static_cast<std::size_t>(A.rows) + 1 &&
-              A.col_idx.size() == static_cast<std::size_t>(A.nnz) &&
-              A.values.size() == static_cast<std::size_t>(A.nnz),
-          "build_hierarchy: A's device arrays do not match its rows and nnz");
+  require_consistent(A, "build_hierarchy: A");
   DeviceHierarchy<T> h;
   h.parameters = parameters;
   h.stream = stream;

@@ -3,8 +3,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 
 #include "core/device_buffer.hpp"
+#include "core/error.hpp"
 #include "sparse/csr.hpp"
 
 namespace binamg {
@@ -25,6 +27,21 @@ struct DeviceCsr {
   // cost speed or pick the other kernel's summation order, never correctness.
   index_t max_row_length = -1;
 };
+
+/// Throws InvalidInput, naming `what`, unless M's dimensions are non-negative
+/// and its arrays hold rows + 1 offsets and nnz columns and values (the
+/// arrays' contents are not read: that would cost a copy to the host).
+template <typename T>
+void require_consistent(const DeviceCsr<T>& M, const std::string& what) {
+  require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
+              M.row_ptr.size() == std::size_t(M.rows) + 1 &&
+              M.col_idx.size() == std::size_t(M.nnz) && M.values.size() == std::size_t(M.nnz),
+          what + " is not a consistent DeviceCsr (" + std::to_string(M.rows) + " x " +
+              std::to_string(M.cols) + ", nnz " + std::to_string(M.nnz) + "; arrays of " +
+              std::to_string(M.row_ptr.size()) + " offsets, " +
+              std::to_string(M.col_idx.size()) + " columns, " +
+              std::to_string(M.values.size()) + " values)");
+}
 
 /// Uploads a host matrix (asynchronous on `stream`).
 template <typename T>

@@ -13,12 +13,7 @@ namespace spmm_detail {
 template <typename T>
 void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, const char* what) {
   const std::string name(what);
-  require(A.rows >= 0 && A.cols >= 0 && A.nnz >= 0, name + ": matrix has negative dimensions");
-  require(A.row_ptr.size() == std::size_t(A.rows) + 1,
-          name + ": row_ptr has " + std::to_string(A.row_ptr.size()) +
-              " entries, expected rows + 1 = " + std::to_string(std::int64_t(A.rows) + 1));
-  require(A.col_idx.size() == std::size_t(A.nnz) && A.values.size() == std::size_t(A.nnz),
-          name + ": col_idx/values do not hold nnz = " + std::to_string(A.nnz) + " entries");
+  require_consistent(A, name + ": A");
   require(k > 0, name + ": the number of right-hand sides k = " + std::to_string(k) +
                      " must be positive");
   checked_index(std::int64_t(A.rows) * k, name + ": rows x k");

@@ -149,18 +149,10 @@ __global__ void sample_shapes_kernel(const SpmmBlockShape* __restrict__ shapes, 
   }
 }
 
-void check_matrix(const DeviceCsr<double>& A, const char* what) {
-  const std::string name(what);
-  require(A.rows >= 0 && A.cols >= 0 && A.nnz >= 0, name + ": matrix has negative dimensions");
-  require(A.row_ptr.size() == std::size_t(A.rows) + 1 && A.col_idx.size() == std::size_t(A.nnz) &&
-              A.values.size() == std::size_t(A.nnz),
-          name + ": the matrix's arrays do not match its rows and nnz");
-}
-
 }  // namespace
 
 SpmmBlockShape choose_spmm_block_shape(const DeviceCsr<double>& A, cudaStream_t stream) {
-  check_matrix(A, "choose_spmm_block_shape");
+  require_consistent(A, "choose_spmm_block_shape: A");
   if (A.rows < 2 * kRowsPerBlock || A.nnz == 0) return SpmmBlockShape{};
   const index_t middle = A.rows / 2;
   index_t bounds[2];
@@ -193,7 +185,7 @@ SpmmBlockShape choose_spmm_block_shape(const DeviceCsr<double>& A, cudaStream_t 
 }
 
 SpmmPlan plan_spmm_blocks(const DeviceCsr<double>& A, SpmmBlockShape shape, cudaStream_t stream) {
-  check_matrix(A, "plan_spmm_blocks");
+  require_consistent(A, "plan_spmm_blocks: A");
   spmm_plan_detail::check_block_shape(shape, "plan_spmm_blocks");
   const BlockTiling tiling{A.rows, shape};
   const std::int64_t blocks = tiling.blocks();

@@ -673,19 +673,9 @@ void dense_columns_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceC
 }
 
 template <typename T>
-void require_consistent(const DeviceCsr<T>& M, const char* name, const char* caller) {
-  require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
-              M.row_ptr.size() == std::size_t(M.rows) + 1 &&
-              M.col_idx.size() == std::size_t(M.nnz) && M.values.size() == std::size_t(M.nnz),
-          std::string(caller) + ": " + name + " is not a consistent DeviceCsr (" +
-              std::to_string(M.rows) + " x " + std::to_string(M.cols) + ", nnz " +
-              std::to_string(M.nnz) + ", array sizes do not match)");
-}
-
-template <typename T>
 void require_multipliable(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const char* caller) {
-  require_consistent(A, "A", caller);
-  require_consistent(B, "B", caller);
+  require_consistent(A, std::string(caller) + ": A");
+  require_consistent(B, std::string(caller) + ": B");
   require(A.cols == B.rows, std::string(caller) + ": inner dimensions differ (A is " +
                                 std::to_string(A.rows) + " x " + std::to_string(A.cols) +
                                 ", B is " + std::to_string(B.rows) + " x " +
@@ -787,7 +777,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
                     cudaStream_t stream) {
   using namespace spgemm_detail;
   require_multipliable(A, B, "spgemm_numeric");
-  require_consistent(C, "C", "spgemm_numeric");
+  require_consistent(C, "spgemm_numeric: C");
   require(C.rows == A.rows && C.cols == B.cols,
           "spgemm_numeric: C is " + std::to_string(C.rows) + " x " + std::to_string(C.cols) +
               " but A·B is " + std::to_string(A.rows) + " x " + std::to_string(B.cols));

@@ -33,9 +33,8 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// global memory, split over several blocks when they are few); rows of 0 or
 /// 1 product no kernel; a product of at most 1024 rows into at most 256
 /// columns takes no bins at all (a block per row, a thread per column: the
-/// coarsest Galerkin R·(AP));
-/// symbolic (count) then numeric (fill) pass, so C is
-/// allocated exactly; (4) each row is sorted by column and written. Same
+/// coarsest Galerkin R·(AP)); symbolic (count) then numeric (fill) pass, so
+/// C is allocated exactly; (4) each row is sorted by column and written. Same
 /// structure as the CPU version; values sum in A's row order except for
 /// split dense long rows, whose slices are added in slice order, so they
 /// agree with the CPU to rounding (what the tests check). Deterministic: the
