@@ -25,6 +25,7 @@
 #include "spgemm/spgemm_policy_gpu.hpp"
 #include "spgemm/spgemm_short_rows.cuh"
 #include "spgemm/spgemm_sorted_long_rows.cuh"
+#include "spgemm/spgemm_thread_rows.cuh"
 
 namespace binamg {
 namespace spgemm_detail {
@@ -299,8 +300,16 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
   const int shared_bins = policy.symbolic_shared_bins();
+  require(policy.min_table <= kThreadRowMaxProducts,
+          "spgemm: the first symbolic bin holds more products than a thread row");
   bins.for_each_launch(1, shared_bins, few_rows(policy), [&](int bin, const index_t* rows,
                                                              index_t count) {
+    if (bin == 1) {  // rows of at most min_table products
+      symbolic_thread_rows_kernel<<<grid_for(count, kThreadRowBlock), kThreadRowBlock, 0,
+                                    stream>>>(in, rows, count, row_nnz);
+      BINAMG_CHECK_LAUNCH();
+      return;
+    }
     const BinLaunch launch = launch_of_bin(policy, bin);
     // The bin's threads follow its product count; its table need not pass
     // the columns of B.
@@ -346,6 +355,13 @@ void fill_short_rows(const ProductOperands<T>& in, index_t b_cols, const index_t
   bins.for_each_launch(policy.numeric_short_bin(0), policy.numeric_short_bin(kShortWidths - 1),
                        few_rows(policy), [&](int bin, const index_t* rows, index_t count) {
     const int width_log2 = bin - policy.numeric_short_bin(0);
+    if (width_log2 < kThreadRowWidths) {
+      numeric_thread_rows_kernel<T><<<grid_for(count, kThreadRowBlock), kThreadRowBlock, 0,
+                                      stream>>>(in, rows, count, c_row_ptr, c_col, c_val, error,
+                                                row_runs);
+      BINAMG_CHECK_LAUNCH();
+      return;
+    }
     constexpr int Block = 256;
     with_sub_warp(kShortMinWidth << width_log2, [&](auto w) {
       constexpr int Width = decltype(w)::value;

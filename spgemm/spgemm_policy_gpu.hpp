@@ -77,6 +77,21 @@ constexpr int kShortWidths = 4;
 constexpr int kShortMaxProducts = (kShortMinWidth << (kShortWidths - 1)) * kShortItems;
 static_assert((kShortMinWidth << (kShortWidths - 1)) <= 32, "short rows use sub-warps");
 
+/// Rows of at most kThreadRowMaxProducts products (the first symbolic bin,
+/// min_table's products) are counted a thread per row, and those of the
+/// first kThreadRowWidths short-row widths (at most kThreadRowMaxNnz
+/// products) summed a thread per row (spgemm_thread_rows.cuh). On 3D 7-pt
+/// 101³'s level-0 A·P the thread count took 139 µs against 213 for a hash
+/// table per 4 lanes; summing its rows of ~25 products a thread each took
+/// 412 µs against 297 for 8-lane sub-warps (latency: one product at a time
+/// per thread), while 2D 5-pt's rows of ~12 gained (H100,
+/// bench/results/2026-11-27-h100-galerkin-thread-rows.md).
+constexpr int kThreadRowMaxProducts = 32;
+constexpr int kThreadRowMaxNnz = 16;
+constexpr int kThreadRowWidths = 1;
+static_assert((kShortMinWidth << (kThreadRowWidths - 1)) * kShortItems <= kThreadRowMaxNnz,
+              "thread rows hold the entries of their short-row widths");
+
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
   int min_table = 32;

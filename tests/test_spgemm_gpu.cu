@@ -141,6 +141,28 @@ CsrMatrix<T> spread_rows(index_t rows, index_t cols, index_t per_row) {
   return M;
 }
 
+TYPED_TEST(SpgemmGpu, MatchesCpuBitsOnThreadRows) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 2D 5-pt 200² times B of 3 entries per row onto a ninth of the columns:
+  // rows of at most 15 products, counted and summed a thread per row
+  // (spgemm_thread_rows.cuh), with the CPU's pattern and bits.
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 200);
+  const CsrMatrix<T> B = spread_rows<T>(A.cols, A.cols / 9, 3);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const CsrMatrix<T> actual = to_host(spgemm(to_device(A), to_device(B)));
+  ASSERT_GT(expected.nnz(), 0);
+  for (index_t row = 0; row < A.rows; ++row) {
+    index_t products = 0;
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+      products += B.row_length(A.col_idx[k]);
+    ASSERT_LE(products, spgemm_detail::kThreadRowMaxNnz) << "row " << row;
+  }
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+}
+
 TYPED_TEST(SpgemmGpu, MatchesCpuOnManyLongRowsPastTheSortBudget) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
