@@ -17,28 +17,50 @@ namespace binamg::spgemm_detail {
 
 constexpr int kThreadRowBlock = 128;
 
+/// Calls visit(k, p) for each product of `row`, A entry k times B entry p,
+/// in A's row order (`in`: PatternOperands or ProductOperands).
+template <typename Operands, typename Visit>
+__device__ __forceinline__ void for_each_product(const Operands& in, index_t row, Visit&& visit) {
+  for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
+    const index_t inner = in.a_col[k];
+    for (index_t p = in.b_row_ptr[inner]; p < in.b_row_ptr[inner + 1]; ++p) visit(k, p);
+  }
+}
+
+/// This thread's row of the bin (rows[block·kThreadRowBlock + thread]), or
+/// -1 past the bin's end.
+__device__ __forceinline__ index_t thread_row(const index_t* rows, index_t row_count) {
+  const index_t i = index_t(blockIdx.x) * kThreadRowBlock + threadIdx.x;
+  return i < row_count ? rows[i] : -1;
+}
+
+/// The first of the thread's `count` slots holding `col` (slot s of thread
+/// t is columns[s][t], so that the lanes of a warp never share a bank), or
+/// `count` if none does.
+template <int Slots>
+__device__ __forceinline__ int find_column(const index_t (&columns)[Slots][kThreadRowBlock],
+                                           int count, index_t col) {
+  int s = 0;
+  while (s < count && columns[s][threadIdx.x] != col) ++s;
+  return s;
+}
+
 /// Symbolic pass of rows of at most kThreadRowMaxProducts products (the
-/// first symbolic bin): nnz of each row of C into row_nnz. Slot s of thread
-/// t is seen[s][t], so that the lanes of a warp never share a bank.
+/// first symbolic bin): nnz of each row of C into row_nnz.
 __global__ void __launch_bounds__(kThreadRowBlock)
     symbolic_thread_rows_kernel(PatternOperands in, const index_t* rows, index_t row_count,
                                 index_t* row_nnz) {
   __shared__ index_t seen[kThreadRowMaxProducts][kThreadRowBlock];
-  const index_t i = index_t(blockIdx.x) * kThreadRowBlock + threadIdx.x;
-  if (i >= row_count) return;
+  const index_t row = thread_row(rows, row_count);
+  if (row < 0) return;
   const int t = threadIdx.x;
-  const index_t row = rows[i];
   int count = 0;
-  for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
-    const index_t inner = in.a_col[k];
-    for (index_t p = in.b_row_ptr[inner]; p < in.b_row_ptr[inner + 1]; ++p) {
-      const index_t col = in.b_col[p];
-      int s = 0;
-      while (s < count && seen[s][t] != col) ++s;
-      // The bin bounds the products, hence the columns: count never passes it.
-      if (s == count && count < kThreadRowMaxProducts) seen[count++][t] = col;
-    }
-  }
+  for_each_product(in, row, [&](index_t, index_t p) {
+    const index_t col = in.b_col[p];
+    // The bin bounds the products, hence the columns: count never passes it.
+    if (find_column(seen, count, col) == count && count < kThreadRowMaxProducts)
+      seen[count++][t] = col;
+  });
   row_nnz[row] = count;
 }
 
@@ -57,31 +79,25 @@ __global__ void __launch_bounds__(kThreadRowBlock)
                                index_t* row_runs) {
   __shared__ index_t cols[kThreadRowMaxNnz][kThreadRowBlock];
   __shared__ T vals[kThreadRowMaxNnz][kThreadRowBlock];
-  const index_t i = index_t(blockIdx.x) * kThreadRowBlock + threadIdx.x;
-  if (i >= row_count) return;
+  const index_t row = thread_row(rows, row_count);
+  if (row < 0) return;
   const int t = threadIdx.x;
-  const index_t row = rows[i];
   int count = 0;
   bool overflow = false;
-  for (index_t k = in.a_row_ptr[row]; k < in.a_row_ptr[row + 1]; ++k) {
-    const index_t inner = in.a_col[k];
-    const T a = in.a_val[k];
-    for (index_t p = in.b_row_ptr[inner]; p < in.b_row_ptr[inner + 1]; ++p) {
-      const index_t col = in.b_col[p];
-      const T value = product(a, in.b_val[p]);
-      int s = 0;
-      while (s < count && cols[s][t] != col) ++s;
-      if (s < count) {
-        vals[s][t] += value;
-      } else if (count < kThreadRowMaxNnz) {
-        cols[count][t] = col;
-        vals[count][t] = value;
-        ++count;
-      } else {
-        overflow = true;
-      }
+  for_each_product(in, row, [&](index_t k, index_t p) {
+    const index_t col = in.b_col[p];
+    const T value = product(in.a_val[k], in.b_val[p]);
+    const int s = find_column(cols, count, col);
+    if (s < count) {
+      vals[s][t] += value;
+    } else if (count < kThreadRowMaxNnz) {
+      cols[count][t] = col;
+      vals[count][t] = value;
+      ++count;
+    } else {
+      overflow = true;
     }
-  }
+  });
   for (int s = 1; s < count; ++s) {
     const index_t col = cols[s][t];
     const T value = vals[s][t];
