@@ -174,7 +174,9 @@ struct SpgemmPolicy {
   // of columns and values, tables sized by the products) and count it; the
   // rows are then packed into C (fused_product). Measured on the H100: 3D
   // 27-pt's A·P (~120 products per row) went 2.74 -> 2.52 ms at level 0, 3D
-  // 7-pt's (~25 per row) 1.33 -> 1.37 ms, hence the mean. Tables sized by
+  // 7-pt's (~25 per row) 1.33 -> 1.37 ms, hence the mean (again with the mean
+  // at 8 or 16: 7-pt's level-0 A·P 0.52 -> 0.64 ms; 2026-11-27-h100-galerkin-
+  // thread-rows.md). Tables sized by
   // products: 3D 7-pt's level-1 A·P (~150 per row) 0.72 -> 0.685 ms; its
   // level-0 R·(AP) (~256, up to 512) took as long fused as binned, with
   // 400 MB more room, hence the row bound.
