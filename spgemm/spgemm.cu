@@ -752,10 +752,12 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
         bins.tallies(0));
     BINAMG_CHECK_LAUNCH();
   };
-  // Lanes per row of A from its mean length: one thread for stencil rows, a
-  // warp for the few long rows of a coarse R·A.
+  // Lanes per row of A from its mean length and its rows: one thread for
+  // stencil rows, a warp for the few long rows of a coarse R·A.
   const double mean_a_row = double(A.nnz) / double(rows);
-  if (mean_a_row <= policy.product_count_thread_max)
+  if (mean_a_row <= policy.product_count_thread_max ||
+      (mean_a_row <= policy.product_count_many_rows_max &&
+       rows >= policy.product_count_many_rows))
     count_products(std::integral_constant<int, 1>{});
   else if (mean_a_row <= policy.product_count_sub_warp_max)
     count_products(std::integral_constant<int, 8>{});

@@ -221,13 +221,16 @@ TYPED_TEST(SpgemmGpu, MatchesCpuWhenTheCountPassStridesOverManyRows) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   // The product-count blocks stride over A's rows (at most 8 blocks per SM):
-  // 300000 rows of ~3 entries (a thread each) and 80000 power-law rows of
-  // ~12 (8 lanes each; long rows, past 256 entries, counted by their whole
-  // block) take several rounds of every block on the H100.
+  // 300000 rows of ~3 entries (a thread each), 80000 power-law rows of ~12
+  // (8 lanes each; long rows, past 256 entries, counted by their whole
+  // block) and 600000 rows of ~12 (a thread each: many rows) take several
+  // rounds of every block on the H100.
   expect_matches_cpu(testing::random_matrix<T>({300000, 5000, 3, 0.1, 0, false}, 30),
                      testing::random_matrix<T>({5000, 5000, 3, 0.0, 0, false}, 31));
   expect_matches_cpu(testing::random_matrix<T>({80000, 2000, 12, 0.05, 3, true}, 32),
                      testing::random_matrix<T>({2000, 3000, 4, 0.0, 0, false}, 33));
+  expect_matches_cpu(testing::random_matrix<T>({600000, 4000, 12, 0.0, 0, false}, 34),
+                     testing::random_matrix<T>({4000, 4000, 2, 0.0, 0, false}, 35));
 }
 
 TYPED_TEST(SpgemmGpu, MatchesCpuOnPoissonSquared) {
