@@ -757,7 +757,7 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
   const double mean_a_row = double(A.nnz) / double(rows);
   if (mean_a_row <= policy.product_count_thread_max ||
       (mean_a_row <= policy.product_count_many_rows_max &&
-       rows >= policy.product_count_many_rows))
+       rows >= mean_a_row * policy.sm_count * policy.product_count_rows_per_entry))
     count_products(std::integral_constant<int, 1>{});
   else if (mean_a_row <= policy.product_count_sub_warp_max)
     count_products(std::integral_constant<int, 8>{});

@@ -136,17 +136,17 @@ struct SpgemmPolicy {
   int entrywise_min_b_length = 32;
   // Product counting (bin_by_products_kernel): a thread per row of A while
   // A's mean row length is at most product_count_thread_max, or at most
-  // product_count_many_rows_max with at least product_count_many_rows rows
-  // (a fine-level stencil: several waves of threads, each walking a row);
-  // 8 lanes up to product_count_sub_warp_max, else a warp (coarse R·A:
-  // dozens of rows of hundreds of entries, whose serial walk took ~1 ms).
-  // A thread per row took 3D 27-pt 101³'s A·P count from 153 to 76 µs, but
-  // 3D 7-pt's level-0 R·(AP) count (129k rows of ~29) from 23 to 178 µs:
-  // too few rows to hide each thread's serial walk (H100,
+  // product_count_many_rows_max with at least product_count_rows_per_entry
+  // rows per SM per entry of the mean row (enough rows to hide each
+  // thread's serial walk: 3D 27-pt 101³'s A·P, 2D 9-pt's level 0); 8 lanes
+  // up to product_count_sub_warp_max, else a warp (coarse R·A: dozens of
+  // rows of hundreds of entries, whose serial walk took ~1 ms). A thread per
+  // row took 27-pt's A·P count from 153 to 76 µs, but 3D 7-pt's level-0
+  // R·(AP) count (129k rows of ~29) from 23 to 178 µs (H100,
   // bench/results/2026-11-27-h100-galerkin-thread-rows.md).
   int product_count_thread_max = 8;
   int product_count_many_rows_max = 32;
-  int product_count_many_rows = 1 << 19;
+  int product_count_rows_per_entry = 128;
   int product_count_sub_warp_max = 64;
   // Long rows (past the largest shared table, or filling it beyond 2/3 in
   // the symbolic pass, where linear probing slows down): expand-sort-compress

@@ -223,7 +223,7 @@ TYPED_TEST(SpgemmGpu, MatchesCpuWhenTheCountPassStridesOverManyRows) {
   // The product-count blocks stride over A's rows (at most 8 blocks per SM):
   // 300000 rows of ~3 entries (a thread each), 80000 power-law rows of ~12
   // (8 lanes each; long rows, past 256 entries, counted by their whole
-  // block) and 600000 rows of ~12 (a thread each: many rows) take several
+  // block) and 600000 rows of ~12 (a thread each: rows enough) take several
   // rounds of every block on the H100.
   expect_matches_cpu(testing::random_matrix<T>({300000, 5000, 3, 0.1, 0, false}, 30),
                      testing::random_matrix<T>({5000, 5000, 3, 0.0, 0, false}, 31));
