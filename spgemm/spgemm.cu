@@ -58,6 +58,8 @@ SpgemmPolicy make_spgemm_policy(int device, std::size_t value_bytes) {
   table = policy.min_table;
   while (policy.numeric_row_bytes(table * 2) <= policy.shared_usable) table *= 2;
   policy.numeric_max_table = table;
+  require(policy.min_table <= kThreadRowMaxProducts,
+          "spgemm: the first symbolic bin holds more products than a thread row");
   require(policy.symbolic_shared_bins() + 1 < kMaxBins &&
               policy.numeric_last_bin() < kMaxBins,
           "spgemm: device shared memory gives more bins than kMaxBins");
@@ -300,8 +302,6 @@ void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPol
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                            B.col_idx.data()};
   const int shared_bins = policy.symbolic_shared_bins();
-  require(policy.min_table <= kThreadRowMaxProducts,
-          "spgemm: the first symbolic bin holds more products than a thread row");
   bins.for_each_launch(1, shared_bins, few_rows(policy), [&](int bin, const index_t* rows,
                                                              index_t count) {
     if (bin == 1) {  // rows of at most min_table products

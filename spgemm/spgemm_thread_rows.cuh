@@ -4,9 +4,9 @@
 // Poisson setup: 12-25 products onto 5-9 columns) and the numeric pass of
 // rows of at most kThreadRowMaxNnz (2D 5-pt's). The thread walks its
 // products in A's order and keeps the row's distinct columns in its own
-// shared slots. Consecutive rows
-// of a stencil read neighbouring B rows, so a warp's loads stay within a few
-// cache lines, and a row costs no shuffles, no sort network and no hash.
+// shared slots. Consecutive rows of a stencil read neighbouring B rows, so a
+// warp's loads stay within a few cache lines, and a row costs no shuffles,
+// no sort network and no hash.
 #include <cuda_runtime.h>
 
 #include "spgemm/spgemm_hash.cuh"
