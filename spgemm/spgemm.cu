@@ -22,6 +22,7 @@
 #include "spgemm/spgemm_entrywise.cuh"
 #include "spgemm/spgemm_kernels.cuh"
 #include "spgemm/spgemm_long_rows.cuh"
+#include "spgemm/spgemm_merge_rows.cuh"
 #include "spgemm/spgemm_policy_gpu.hpp"
 #include "spgemm/spgemm_short_rows.cuh"
 #include "spgemm/spgemm_sorted_long_rows.cuh"
@@ -172,11 +173,13 @@ unsigned grid_for(std::int64_t items, int per_block) {
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
 /// numeric) the bin sizes followed by the product total (symbolic) or the
 /// nnz(C) total (numeric) and, symbolic, the entry-wise rows; the cursors
-/// that scatter rows into their bins; the numeric pass's error flag.
+/// that scatter rows into their bins; the numeric pass's error flag; the
+/// merged rows' count pass.
 struct Counters {
   unsigned long long tallies[2][kMaxBins + 2];
   index_t cursors[2][kMaxBins];
   int error;
+  MergeTally merge;
 };
 
 constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -662,6 +665,116 @@ void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   BINAMG_CHECK_LAUNCH();
 }
 
+/// How a product's rows are merged (spgemm_merge_rows.cuh): `width` lanes
+/// per row holding `entries` A entries each, buffers of `capacity` values,
+/// `block` threads per block.
+struct MergeShape {
+  int width = 0, entries = 0, capacity = 0, block = 0;
+};
+
+/// The longest row of M: its cached max_row_length, else measured (a read-back).
+template <typename T>
+index_t longest_row_of(const DeviceCsr<T>& M, cudaStream_t stream) {
+  return M.max_row_length >= 0 ? M.max_row_length : max_row_length(M, stream);
+}
+
+/// The merge shape for A·B (see kMergeMaxEntries), or width 0 when the
+/// product stays binned: B not narrowing, rows longer than
+/// kMergeMaxEntries, heavy rows (SpgemmPolicy::merge_heavy_mean) or buffers
+/// past kMergeBlockShared.
+template <typename T>
+MergeShape merge_shape(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
+                       cudaStream_t stream) {
+  MergeShape shape;
+  if (B.rows == 0 || std::int64_t(B.cols) * policy.merge_narrowing > B.rows) return shape;
+  const double products = double(A.nnz) * (double(B.nnz) / double(B.rows));
+  if (products >= policy.merge_heavy_products &&
+      products >= policy.merge_heavy_mean * double(A.rows))
+    return shape;
+  // A mean row past the bound needs no read-back of the longest row.
+  if (A.nnz > std::int64_t(kMergeMaxEntries) * A.rows) return shape;
+  const index_t a_longest = longest_row_of(A, stream);
+  if (a_longest > kMergeMaxEntries) return shape;
+  int width = 1, entries = 4;
+  while (width * entries < a_longest && width < 4) width *= 2;
+  if (width * entries < a_longest) {
+    entries = 2;
+    width = a_longest <= 32 ? 16 : 32;
+  }
+  // A row's products, or a chunk's (Width columns): a column takes at most
+  // one product per A entry.
+  const std::int64_t bound = std::max<std::int64_t>(
+      1, std::min(std::int64_t(a_longest) * longest_row_of(B, stream),
+                  std::int64_t(width) * a_longest));
+  const std::size_t groups = std::min<std::size_t>(
+      kMergeBlock / width, kMergeBlockShared / (std::size_t(bound) * sizeof(T)));
+  if (groups * width < 32) return shape;  // whole warps only
+  shape.width = width;
+  shape.entries = entries;
+  shape.capacity = int(bound);
+  shape.block = int(groups) * width;
+  return shape;
+}
+
+/// Calls body(std::integral_constant<int, W>, std::integral_constant<int, E>)
+/// for the shape's (width, entries), one of merge_shape's.
+template <typename Body>
+void with_merge_shape(const MergeShape& shape, Body&& body) {
+  using std::integral_constant;
+  switch (shape.width * 8 + shape.entries) {
+    case 1 * 8 + 4: return body(integral_constant<int, 1>{}, integral_constant<int, 4>{});
+    case 2 * 8 + 4: return body(integral_constant<int, 2>{}, integral_constant<int, 4>{});
+    case 4 * 8 + 4: return body(integral_constant<int, 4>{}, integral_constant<int, 4>{});
+    case 16 * 8 + 2: return body(integral_constant<int, 16>{}, integral_constant<int, 2>{});
+    case 32 * 8 + 2: return body(integral_constant<int, 32>{}, integral_constant<int, 2>{});
+    default:
+      throw InvalidInput("spgemm: unsupported merge shape " + std::to_string(shape.width) +
+                         " x " + std::to_string(shape.entries));
+  }
+}
+
+/// Stages 3-4 by merged rows: the count pass, one read-back (nnz(C), the
+/// longest row, misfits), the scan and the fill. Returns false, with C's
+/// row offsets to be recomputed, if a row did not fit the shape (A's or B's
+/// max_row_length was stale); C then takes the binned path.
+template <typename T>
+bool merged_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const MergeShape& shape,
+                    DeviceCsr<T>& C, Workspace& bins, std::size_t scan_bytes,
+                    cudaStream_t stream) {
+  const index_t rows = A.rows;
+  const unsigned grid = grid_for(std::int64_t(rows) * shape.width, shape.block);
+  const std::size_t shared = std::size_t(shape.block / shape.width) * shape.capacity * sizeof(T);
+  bool merged = true;
+  with_merge_shape(shape, [&](auto w, auto e) {
+    constexpr int Width = decltype(w)::value, Entries = decltype(e)::value;
+    merge_count_kernel<Width, Entries><<<grid, shape.block, 0, stream>>>(
+        PatternOperands{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), B.col_idx.data()},
+        rows, shape.capacity, C.row_ptr.data(), &bins.counters->merge);
+    BINAMG_CHECK_LAUNCH();
+    MergeTally tally{};
+    read_back(&tally, &bins.counters->merge, sizeof(tally), stream);
+    if (tally.misfit != 0) {
+      merged = false;
+      return;
+    }
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data() + rows, 0, sizeof(index_t), stream));
+    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                    C.row_ptr.data(), C.row_ptr.data(),
+                                                    rows + 1, stream));
+    C.nnz = checked_index(static_cast<std::int64_t>(tally.nnz), "spgemm: nnz(C)");
+    C.max_row_length = tally.longest;
+    C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+    C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+    merge_fill_kernel<Width, Entries, T><<<grid, shape.block, shared, stream>>>(
+        ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                           B.row_ptr.data(), B.col_idx.data(), B.values.data()},
+        rows, shape.capacity, C.row_ptr.data(), C.col_idx.data(), C.values.data(),
+        &bins.counters->error);
+    BINAMG_CHECK_LAUNCH();
+  });
+  return merged;
+}
+
 /// Whether A·B goes to the dense-column kernels (kDenseMaxRows, kDenseMaxColumns).
 template <typename T>
 bool has_dense_columns(const DeviceCsr<T>& A, const DeviceCsr<T>& B) {
@@ -728,6 +841,10 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t s
     narrow_product(A, B, C, policy, bins, scan_bytes, stream);
     return C;
   }
+
+  const MergeShape shape = merge_shape(A, B, policy, stream);
+  if (shape.width > 0 && merged_product(A, B, shape, C, bins, scan_bytes, stream))
+    return C;
 
   // Stages 1-2: product counts bound each row; bin rows by them.
   const int shared_bins = policy.symbolic_shared_bins();

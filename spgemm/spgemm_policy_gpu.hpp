@@ -3,6 +3,7 @@
 // shared-memory hash tables), kept in one place. Numbers that depend on the
 // device are derived from cudaDeviceProp; the rest are documented defaults.
 #include <cstddef>
+#include <cstdint>
 
 namespace binamg::spgemm_detail {
 
@@ -91,6 +92,22 @@ constexpr int kThreadRowMaxNnz = 16;
 constexpr int kThreadRowWidths = 1;
 static_assert((kShortMinWidth << (kThreadRowWidths - 1)) * kShortItems <= kThreadRowMaxNnz,
               "thread rows hold the entries of their short-row widths");
+
+/// Merged rows (spgemm_merge_rows.cuh) take a product whose A rows have at
+/// most kMergeMaxEntries entries: Width·E lanes' entries, E = 4 up to 16
+/// entries (Width 1, 2 or 4), else E = 2 and Width 16 or 32. Of the shapes
+/// tried on the Galerkin pyramids' products (H100), these were the fastest or
+/// within 5% of it, but for 2D 5-pt's R·(AP) (15 entries: Width 8 and E 2 took
+/// 0.142 ms, Width 4 and E 4 0.162). Rows of up to 128 entries (Width 32, E 4)
+/// lost: 3D 27-pt's level-0 R·(AP) (~120 entries onto ~25 columns) took
+/// 2.21 ms merged against 2.07 binned, 3D 7-pt's level-0 (RA)·P 1.62 against
+/// 1.37 (whole levels). Each group's buffer holds a bound of a chunk of Width
+/// columns (the row's products, longest A row times longest B row, or Width
+/// products per entry), and a block's buffers at most kMergeBlockShared bytes
+/// (32 KiB: seven blocks fit an SM).
+constexpr int kMergeMaxEntries = 64;
+constexpr std::size_t kMergeBlockShared = std::size_t(32) << 10;
+static_assert(kMergeBlockShared <= 48 * 1024, "merge buffers need no opt-in shared memory");
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
@@ -193,6 +210,24 @@ struct SpgemmPolicy {
   int fused_narrowing = 4;
   int fused_max_row_products = 256;
   std::size_t fused_budget = std::size_t(2) << 30;
+
+  // Merged rows cost about 13 ps per product on the H100 whatever the row
+  // (its lanes walk B rows one entry at a time, uncoalesced), where the
+  // short-row sort of the fused path costs 11.6 on 3D 27-pt's level-0 A·P
+  // (~120 products onto ~12 columns: 1.44 ms against 1.66 merged). Products
+  // of at least merge_heavy_mean products per row (mean A row times mean B
+  // row) and merge_heavy_products in all stay binned: there the binned
+  // path's fixed cost (~0.1 ms: three read-backs, a dozen launches) is paid
+  // back. Below, merging won on every Galerkin product measured
+  // (bench/results/2026-11-27-h100-merge-rows.md).
+  double merge_heavy_mean = 64;
+  double merge_heavy_products = double(std::int64_t(1) << 26);
+  // A step costs every lane of the group, so merging pays where a row's
+  // products fold onto few columns: B maps into a space at least
+  // merge_narrowing times smaller (a prolongator's coarse space). 3D 7-pt's
+  // level-0 R·A (~200 products onto ~71 columns, 32 lanes) took 2.03 ms
+  // merged against 1.38 binned (H100).
+  int merge_narrowing = 4;
 
   // Derived from the device (see spgemm_policy).
   int device = 0;

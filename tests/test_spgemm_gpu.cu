@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "amg/hierarchy.hpp"
 #include "problems/poisson.hpp"
 #include "sparse/transpose.hpp"
 #include "sparse/device_csr.hpp"
@@ -60,21 +62,33 @@ CsrMatrix<T> widened(CsrMatrix<T> M, index_t cols) {
   return M;
 }
 
+// A with a longest-row hint past kMergeMaxEntries: its products skip the
+// merged rows for the binned kernels (a hint costs speed, never the result).
+template <typename T>
+DeviceCsr<T> binned(DeviceCsr<T> A) {
+  A.max_row_length = spgemm_detail::kMergeMaxEntries + 1;
+  return A;
+}
+
 // A product that may take an unbinned path (B's columns at most
-// kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow) is also
-// run with B widened past each bound it is under, through the narrow and the
-// binned kernels: every path matches the CPU, and the first bit for bit.
+// kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow; A's
+// rows at most kMergeMaxEntries: merged rows) is also run with B widened past
+// each bound it is under, through the narrow and the binned kernels, and with
+// A hinted past the merge bound: every path matches the CPU, all bit for bit.
 template <typename T>
 void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const CsrMatrix<T> expected = spgemm(A, B);
   const CsrMatrix<T> magnitude = spgemm(absolute(A), absolute(B));
-  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B), binned_A = binned(to_device(A));
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   expect_near_cpu(actual, expected, magnitude);
+  const CsrMatrix<T> unmerged = to_host(spgemm(binned_A, dB));
+  expect_near_cpu(unmerged, expected, magnitude);
+  EXPECT_EQ(actual.values, unmerged.values) << "merged and binned sums differ";
   for (const index_t wide :
        {spgemm_detail::kDenseMaxColumns + 1, spgemm_detail::kNarrowMaxColumns + 1}) {
     if (B.cols >= wide) continue;
-    const CsrMatrix<T> other = to_host(spgemm(dA, to_device(widened(B, wide))));
+    const CsrMatrix<T> other = to_host(spgemm(binned_A, to_device(widened(B, wide))));
     expect_near_cpu(other, widened(expected, wide), widened(magnitude, wide));
     EXPECT_EQ(actual.values, other.values) << "sums differ with B widened to " << wide;
   }
@@ -150,7 +164,7 @@ TYPED_TEST(SpgemmGpu, MatchesCpuBitsOnThreadRows) {
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 200);
   const CsrMatrix<T> B = spread_rows<T>(A.cols, A.cols / 9, 3);
   const CsrMatrix<T> expected = spgemm(A, B);
-  const CsrMatrix<T> actual = to_host(spgemm(to_device(A), to_device(B)));
+  const CsrMatrix<T> actual = to_host(spgemm(binned(to_device(A)), to_device(B)));
   ASSERT_GT(expected.nnz(), 0);
   for (index_t row = 0; row < A.rows; ++row) {
     index_t products = 0;
@@ -209,12 +223,14 @@ TYPED_TEST(SpgemmGpu, MatchesCpuOnShortRowsOver2To25Columns) {
   CsrMatrix<T> expected = spgemm(A, compact_B);
   for (index_t& col : expected.col_idx) col = used[col];
   expected.cols = B.cols;
-  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
-  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B), binned_A = binned(to_device(A));
   ASSERT_GT(expected.nnz(), 0);
-  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
-  EXPECT_EQ(actual.col_idx, expected.col_idx);
-  EXPECT_EQ(actual.values, expected.values);  // A's order on both: same bits
+  for (const DeviceCsr<T>* left : {&dA, &binned_A}) {  // merged rows, then short rows
+    const CsrMatrix<T> actual = to_host(spgemm(*left, dB));
+    EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+    EXPECT_EQ(actual.col_idx, expected.col_idx);
+    EXPECT_EQ(actual.values, expected.values);  // A's order on both: same bits
+  }
 }
 
 TYPED_TEST(SpgemmGpu, MatchesCpuWhenTheCountPassStridesOverManyRows) {
@@ -299,7 +315,7 @@ std::int64_t expect_fused_product_matches_cpu(const CsrMatrix<T>& stencil) {
   EXPECT_LE(std::int64_t(B.cols) * policy.fused_narrowing, B.rows);
   EXPECT_LE(most, policy.fused_max_row_products);
   const CsrMatrix<T> expected = spgemm(A, B);
-  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  const DeviceCsr<T> dA = binned(to_device(A)), dB = to_device(B);
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   EXPECT_EQ(actual.row_ptr, expected.row_ptr);
   EXPECT_EQ(actual.col_idx, expected.col_idx);
@@ -453,6 +469,86 @@ TYPED_TEST(SpgemmGpu, SumsDenseColumnRowsToTheCpuBits) {
   expect_cpu_bits(testing::random_matrix<T>({300, 500, 20, 0.2, 0, false}, 33),
                   testing::random_matrix<T>(
                       {500, spgemm_detail::kDenseMaxColumns, 30, 0.1, 0, false}, 34));
+}
+
+// The longest row of M.
+template <typename T>
+index_t longest_row(const CsrMatrix<T>& M) {
+  index_t longest = 0;
+  for (index_t row = 0; row < M.rows; ++row) longest = std::max(longest, M.row_length(row));
+  return longest;
+}
+
+// `left`·B on the GPU has the CPU's pattern and bits, and came from the
+// merged rows: only they record C's longest row (the binned path leaves -1).
+template <typename T>
+void expect_merged_cpu_bits(const DeviceCsr<T>& left, const CsrMatrix<T>& A,
+                            const CsrMatrix<T>& B, const std::string& what) {
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const DeviceCsr<T> C = spgemm(left, to_device(B));
+  const CsrMatrix<T> actual = to_host(C);
+  EXPECT_EQ(C.max_row_length, longest_row(expected)) << what;
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what;
+  EXPECT_EQ(actual.col_idx, expected.col_idx) << what;
+  EXPECT_EQ(actual.values, expected.values) << what;
+}
+
+TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // A·P and R·(AP) of the levels whose coarse space is past the narrow
+  // kernels' columns: A rows of 5 to 43 entries (3D 27-pt's R rows, ~140,
+  // stay binned), merged 2x4 (lanes x entries) up to 8 entries, 4x4 up to
+  // 16, 16x2 up to 32 and 32x2 up to 64; then rows of 3 entries (1x4) into
+  // a tenth of the columns.
+  int merged = 0;
+  const auto check = [&](const CsrMatrix<T>& A, const CsrMatrix<T>& B, const std::string& what) {
+    if (longest_row(A) > spgemm_detail::kMergeMaxEntries || B.cols <= spgemm_detail::kNarrowMaxColumns)
+      return;
+    expect_merged_cpu_bits(to_device(A), A, B, what);
+    ++merged;
+  };
+  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120}, std::pair{Stencil::poisson2d_9, 120},
+                            std::pair{Stencil::poisson3d_7, 24}, std::pair{Stencil::poisson3d_27, 33}}) {
+    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
+    for (const Level<T>& level : hierarchy.levels) {
+      const std::string where =
+          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
+      check(level.A, level.P, "A·P of " + where);
+      check(level.R, spgemm(level.A, level.P), "R·(AP) of " + where);
+    }
+  }
+  EXPECT_GE(merged, 7);  // level 0's two products, but 3D 27-pt's R·(AP)
+  const CsrMatrix<T> three = spread_rows<T>(5000, 20000, 3);
+  check(three, spread_rows<T>(20000, 2000, 3), "3 x 3 entries");
+}
+
+TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 3D 27-pt rows of 27 entries times B of 6 entries per row into an eighth
+  // of the columns: merged with true hints. With A's hint at 3 (too many
+  // entries for the merge shape), then B's at 1 (more products than the
+  // buffers hold), the count pass finds the misfits and the binned kernels
+  // take the product, with the CPU's bits.
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_27, 24);
+  const CsrMatrix<T> B = spread_rows<T>(A.cols, A.cols / 8, 6);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  EXPECT_EQ(spgemm(dA, dB).max_row_length, longest_row(expected));  // merged
+  DeviceCsr<T> stale_A = to_device(A), stale_B = to_device(B);
+  stale_A.max_row_length = 3;
+  stale_B.max_row_length = 1;
+  const std::pair<const DeviceCsr<T>*, const DeviceCsr<T>*> cases[] = {{&stale_A, &dB},
+                                                                       {&dA, &stale_B}};
+  for (const auto& [left, right] : cases) {
+    const DeviceCsr<T> C = spgemm(*left, *right);
+    const CsrMatrix<T> actual = to_host(C);
+    EXPECT_EQ(C.max_row_length, -1);  // not from the merged rows
+    EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+    EXPECT_EQ(actual.col_idx, expected.col_idx);
+    EXPECT_EQ(actual.values, expected.values);
+  }
 }
 
 TYPED_TEST(SpgemmGpu, GivesIdenticalBitsOnTwoRuns) {

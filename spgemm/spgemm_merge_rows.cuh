@@ -1,0 +1,282 @@
+#pragma once
+// Rows of C merged from their B rows (RMerge-style sub-warps): a group of
+// Width lanes owns a row of C, each lane E of the row's A entries (entry
+// i·Width + lane) and a cursor into each entry's B row, which is sorted. A
+// step takes the group's smallest head column, the row's next column of C in
+// order; the lanes whose heads hold it advance. No hash table, no sort: a
+// Galerkin row of ~250 products onto ~30 columns takes ~30 steps, where the
+// shared-table kernels claim a slot per product (3D 7-pt 101³'s level-0
+// R·(AP): 0.58 ms against 0.65 for the binned product; 2D 5-pt's: 0.15
+// against 0.33; H100, bench/results/2026-11-27-h100-merge-rows.md).
+//
+// The numeric pass writes each step's products into the group's shared
+// buffer, in the order of their A entries (the lanes of a step in lane order,
+// E rounds of them), so that the products of one column lie together in A's
+// order; every Width steps, lane j sums the run of the chunk's column j from
+// its first product, exactly as the CPU reference does, and writes it. A
+// column takes at most one product per A entry, so a buffer of Width times
+// the row's entries always holds a chunk.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/types.hpp"
+#include "spgemm/spgemm_hash.cuh"
+#include "spgemm/spgemm_kernels.cuh"
+
+namespace binamg::spgemm_detail {
+
+constexpr int kMergeBlock = 256;          // most threads per block
+constexpr unsigned kMergeEnd = 0xffffffffu;  // head of an exhausted B row (no column is)
+
+/// What the count pass reports in one read-back: nnz(C), its longest row,
+/// and whether some row did not fit the launch (more A entries than the
+/// group holds or more products than its buffer: a stale max_row_length).
+struct MergeTally {
+  unsigned long long nnz;
+  index_t longest;
+  int misfit;
+};
+
+/// Smallest of the Width lanes' values (groups of a warp side by side).
+template <int Width>
+__device__ __forceinline__ unsigned group_min(unsigned value) {
+  if constexpr (Width == 32) {
+    return __reduce_min_sync(0xffffffffu, value);
+  } else {
+#pragma unroll
+    for (int step = Width / 2; step > 0; step >>= 1)
+      value = min(value, __shfl_xor_sync(0xffffffffu, value, step));
+    return value;
+  }
+}
+
+template <int Width>
+__device__ __forceinline__ index_t group_sum(index_t value) {
+#pragma unroll
+  for (int step = Width / 2; step > 0; step >>= 1)
+    value += __shfl_xor_sync(0xffffffffu, value, step);
+  return value;
+}
+
+/// A lane's walk over one B row: the head column and the next one, loaded a
+/// step ahead so that the step after a hit need not wait for memory.
+struct MergeCursor {
+  index_t p = 0, end = 0;
+  unsigned head = kMergeEnd, next = kMergeEnd;
+
+  __device__ __forceinline__ void open(const index_t* b_col, index_t begin, index_t stop) {
+    p = begin;
+    end = stop;
+    head = p < end ? unsigned(b_col[p]) : kMergeEnd;
+    next = p + 1 < end ? unsigned(b_col[p + 1]) : kMergeEnd;
+  }
+  __device__ __forceinline__ void advance(const index_t* b_col) {
+    ++p;
+    head = next;
+    next = p + 1 < end ? unsigned(b_col[p + 1]) : kMergeEnd;
+  }
+};
+
+/// The smallest head of a lane's E cursors.
+template <int E>
+__device__ __forceinline__ unsigned lowest_head(const MergeCursor (&cursors)[E]) {
+  unsigned head = cursors[0].head;
+#pragma unroll
+  for (int i = 1; i < E; ++i) head = min(head, cursors[i].head);
+  return head;
+}
+
+/// The row of this thread's group (Width lanes of a launch of one group per
+/// row), or -1 past the last row. Groups past the end stay to take part in
+/// the warp's collectives.
+template <int Width>
+__device__ __forceinline__ index_t merge_row(index_t rows) {
+  const std::int64_t group = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / Width;
+  return group < rows ? index_t(group) : -1;
+}
+
+/// Opens the lane's cursors on its entries of A's `row` (none if the row has
+/// more than Width·E entries, or if row < 0). Returns whether the row fits a
+/// buffer of `capacity` (its products, the group's total, or Width values
+/// per entry: a chunk's bound) and, in `batches`, how many of the E rounds of
+/// entries some row of the warp uses (warp-uniform). A row that does not fit
+/// gets no cursors.
+template <int Width, int E, typename Operands, typename OnEntry>
+__device__ __forceinline__ bool open_row(const Operands& in, index_t row, int capacity,
+                                         MergeCursor (&cursors)[E], int& batches,
+                                         OnEntry&& on_entry) {
+  const int lane = threadIdx.x % Width;
+  index_t a_begin = 0, a_end = 0;
+  if (row >= 0) {
+    a_begin = in.a_row_ptr[row];
+    a_end = in.a_row_ptr[row + 1];
+  }
+  const bool fits = a_end - a_begin <= Width * E;
+  index_t products = 0;
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const index_t k = a_begin + i * Width + lane;
+    if (fits && k < a_end) {
+      const index_t inner = in.a_col[k];
+      cursors[i].open(in.b_col, in.b_row_ptr[inner], in.b_row_ptr[inner + 1]);
+      products += cursors[i].end - cursors[i].p;
+      on_entry(i, k);
+    }
+  }
+  products = group_sum<Width>(products);
+  const index_t entries = a_end - a_begin;
+  const bool room = fits && (products <= capacity || index_t(Width) * entries <= capacity);
+  if (!room) {
+#pragma unroll
+    for (int i = 0; i < E; ++i) cursors[i] = MergeCursor{};
+  }
+  batches = 0;
+#pragma unroll
+  for (int i = 0; i < E; ++i)
+    if (__any_sync(0xffffffffu, room && entries > i * Width)) batches = i + 1;
+  return room;
+}
+
+/// The group's next column of C (kMergeEnd when the row is done) and whether
+/// the warp still has work: a warp-wide vote unless the group is the warp.
+template <int Width, int E>
+__device__ __forceinline__ unsigned next_column(const MergeCursor (&cursors)[E], bool& working) {
+  const unsigned column = group_min<Width>(lowest_head(cursors));
+  if constexpr (Width == 32)
+    working = column != kMergeEnd;
+  else
+    working = __any_sync(0xffffffffu, column != kMergeEnd);
+  return column;
+}
+
+/// Symbolic pass: nnz of each row of C into row_nnz, and the launch's
+/// MergeTally (nnz(C), longest row, misfit). Rows that do not fit (more than
+/// Width·E entries, or more products than `capacity` where Width per entry
+/// would not fit either) set misfit; the caller then takes the binned path.
+template <int Width, int E>
+__global__ void __launch_bounds__(kMergeBlock)
+    merge_count_kernel(PatternOperands in, index_t rows, int capacity, index_t* row_nnz,
+                       MergeTally* tally) {
+  __shared__ unsigned long long block_nnz;
+  __shared__ index_t block_longest;
+  if (threadIdx.x == 0) {
+    block_nnz = 0;
+    block_longest = 0;
+  }
+  __syncthreads();
+  const index_t row = merge_row<Width>(rows);
+  MergeCursor cursors[E];
+  int batches = 0;
+  const bool fits =
+      open_row<Width, E>(in, row, capacity, cursors, batches, [](int, index_t) {});
+  index_t steps = 0;
+  for (bool working = true;;) {
+    const unsigned column = next_column<Width>(cursors, working);
+    if (!working) break;
+    if (column == kMergeEnd) continue;
+    ++steps;
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      if (i < batches && cursors[i].head == column) cursors[i].advance(in.b_col);
+  }
+  if (row >= 0 && threadIdx.x % Width == 0) {
+    if (fits) {
+      row_nnz[row] = steps;
+      atomicAdd(&block_nnz, (unsigned long long)steps);
+      atomicMax(&block_longest, steps);
+    } else {
+      atomicExch(&tally->misfit, 1);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&tally->nnz, block_nnz);
+    atomicMax(&tally->longest, block_longest);
+  }
+}
+
+/// Numeric pass: C's columns and values (rows placed by c_row_ptr from the
+/// symbolic pass). Each group has a buffer of `capacity` values in dynamic
+/// shared memory. Sets *error if a row does not fit or has another nnz.
+template <int Width, int E, typename T>
+__global__ void __launch_bounds__(kMergeBlock)
+    merge_fill_kernel(ProductOperands<T> in, index_t rows, int capacity,
+                      const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+  extern __shared__ __align__(16) unsigned char merge_buffers[];
+  const int warp_lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % Width;
+  const unsigned group_lanes =
+      Width == 32 ? 0xffffffffu : ((1u << Width) - 1u) << (warp_lane & ~(Width - 1));
+  const unsigned lanes_below = (1u << warp_lane) - 1u;
+  T* const buffer =
+      reinterpret_cast<T*>(merge_buffers) + std::size_t(threadIdx.x / Width) * capacity;
+  const index_t row = merge_row<Width>(rows);
+  index_t out = 0, nnz = 0;
+  if (row >= 0) {
+    out = c_row_ptr[row];
+    nnz = c_row_ptr[row + 1] - out;
+  }
+  MergeCursor cursors[E];
+  T a[E], current[E], following[E];  // A value; B values at the head and the next
+#pragma unroll
+  for (int i = 0; i < E; ++i) a[i] = current[i] = following[i] = T(0);
+  int batches = 0;
+  const bool fits = open_row<Width, E>(in, row, capacity, cursors, batches,
+                                              [&](int i, index_t k) {
+    a[i] = in.a_val[k];
+    if (cursors[i].p < cursors[i].end) current[i] = in.b_val[cursors[i].p];
+    if (cursors[i].p + 1 < cursors[i].end) following[i] = in.b_val[cursors[i].p + 1];
+  });
+  // Step s's column and run in the buffer go to lane s % Width until the
+  // chunk's sums; `filled` is where the next run starts.
+  index_t filled = 0, step = 0, run_start = 0, run_length = 0, rank = -1;
+  unsigned run_column = 0;
+  const auto write_chunk = [&] {
+    __syncwarp();
+    if (rank >= 0 && rank < nnz) {
+      T sum = buffer[run_start];
+      for (index_t t = 1; t < run_length; ++t) sum += buffer[run_start + t];
+      c_col[out + rank] = index_t(run_column);
+      c_val[out + rank] = sum;
+    }
+    rank = -1;
+    filled = 0;
+    __syncwarp();
+  };
+  for (int round = 1;; ++round) {
+    bool working = true;
+    const unsigned column = next_column<Width>(cursors, working);
+    if (!working) break;
+    const bool live = column != kMergeEnd;
+    index_t at = filled;
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+      if (i >= batches) break;  // warp-uniform
+      const bool hit = live && cursors[i].head == column;
+      const unsigned hits = __ballot_sync(0xffffffffu, hit) & group_lanes;
+      if (hit) {
+        buffer[at + __popc(hits & lanes_below)] = product(a[i], current[i]);
+        cursors[i].advance(in.b_col);
+        current[i] = following[i];
+        if (cursors[i].p + 1 < cursors[i].end) following[i] = in.b_val[cursors[i].p + 1];
+      }
+      at += __popc(hits);
+    }
+    if (live) {
+      if (lane == step % Width) {
+        run_start = filled;
+        run_length = at - filled;
+        rank = step;
+        run_column = column;
+      }
+      filled = at;
+      ++step;
+    }
+    if (round % Width == 0) write_chunk();  // live groups are at a multiple of Width steps
+  }
+  write_chunk();
+  if (row >= 0 && lane == 0 && (!fits || step != nnz)) atomicExch(error, 1);
+}
+
+}  // namespace binamg::spgemm_detail
