@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/types.hpp"
 #include "spgemm/spgemm_hash.cuh"
@@ -27,6 +28,9 @@
 namespace binamg::spgemm_detail {
 
 constexpr int kMergeBlock = 256;          // most threads per block
+// Resident fill blocks per SM the registers must allow (64 per thread): 4
+// entries per lane take 72 otherwise, three blocks.
+constexpr int kMergeFillBlocksPerSm = 4;
 constexpr unsigned kMergeEnd = 0xffffffffu;  // head of an exhausted B row (no column is)
 
 /// What the count pass reports in one read-back: nnz(C), its longest row,
@@ -77,15 +81,6 @@ struct MergeCursor {
     next = p + 1 < end ? unsigned(b_col[p + 1]) : kMergeEnd;
   }
 };
-
-/// The smallest head of a lane's E cursors.
-template <int E>
-__device__ __forceinline__ unsigned lowest_head(const MergeCursor (&cursors)[E]) {
-  unsigned head = cursors[0].head;
-#pragma unroll
-  for (int i = 1; i < E; ++i) head = min(head, cursors[i].head);
-  return head;
-}
 
 /// The row of this thread's group (Width lanes of a launch of one group per
 /// row), or -1 past the last row. Groups past the end stay to take part in
@@ -138,16 +133,51 @@ __device__ __forceinline__ bool open_row(const Operands& in, index_t row, int ca
   return room;
 }
 
-/// The group's next column of C (kMergeEnd when the row is done) and whether
-/// the warp still has work: a warp-wide vote unless the group is the warp.
-template <int Width, int E>
-__device__ __forceinline__ unsigned next_column(const MergeCursor (&cursors)[E], bool& working) {
-  const unsigned column = group_min<Width>(lowest_head(cursors));
-  if constexpr (Width == 32)
-    working = column != kMergeEnd;
-  else
-    working = __any_sync(0xffffffffu, column != kMergeEnd);
-  return column;
+/// What the lanes of a group whose row is done compare their heads with: no
+/// head equals it (heads are columns, below 2^31, or kMergeEnd).
+constexpr unsigned kMergeDone = kMergeEnd - 1;
+
+/// Calls body(std::integral_constant<int, B>) for the warp's B = `batches`
+/// rounds of entries in use (1..E; none: nothing to merge).
+template <int E, int B = 1, typename Body>
+__device__ __forceinline__ void with_batches(int batches, Body&& body) {
+  if (batches == B) {
+    body(std::integral_constant<int, B>{});
+  } else if constexpr (B < E) {
+    with_batches<E, B + 1>(batches, body);
+  }
+}
+
+/// The group's next column of C: the smallest head of its lanes' first
+/// Batches cursors. Returns false when every group of the warp is done; a
+/// group that is done gets kMergeDone.
+template <int Width, int Batches, int E>
+__device__ __forceinline__ bool next_column(const MergeCursor (&cursors)[E], unsigned& column) {
+  unsigned head = cursors[0].head;
+#pragma unroll
+  for (int i = 1; i < Batches; ++i) head = min(head, cursors[i].head);
+  column = group_min<Width>(head);
+  if constexpr (Width == 32) {
+    return column != kMergeEnd;  // the group is the warp
+  } else {
+    if (!__any_sync(0xffffffffu, column != kMergeEnd)) return false;
+    if (column == kMergeEnd) column = kMergeDone;
+    return true;
+  }
+}
+
+/// The count pass's steps: the number of distinct columns of the row.
+template <int Width, int Batches, int E>
+__device__ __forceinline__ index_t count_steps(MergeCursor (&cursors)[E], const index_t* b_col) {
+  index_t steps = 0;
+  unsigned column;
+  while (next_column<Width, Batches>(cursors, column)) {
+    steps += column != kMergeDone;
+#pragma unroll
+    for (int i = 0; i < Batches; ++i)
+      if (cursors[i].head == column) cursors[i].advance(b_col);
+  }
+  return steps;
 }
 
 /// Symbolic pass: nnz of each row of C into row_nnz, and the launch's
@@ -171,15 +201,9 @@ __global__ void __launch_bounds__(kMergeBlock)
   const bool fits =
       open_row<Width, E>(in, row, capacity, cursors, batches, [](int, index_t) {});
   index_t steps = 0;
-  for (bool working = true;;) {
-    const unsigned column = next_column<Width>(cursors, working);
-    if (!working) break;
-    if (column == kMergeEnd) continue;
-    ++steps;
-#pragma unroll
-    for (int i = 0; i < E; ++i)
-      if (i < batches && cursors[i].head == column) cursors[i].advance(in.b_col);
-  }
+  with_batches<E>(batches, [&](auto b) {
+    steps = count_steps<Width, decltype(b)::value>(cursors, in.b_col);
+  });
   if (row >= 0 && threadIdx.x % Width == 0) {
     if (fits) {
       row_nnz[row] = steps;
@@ -196,87 +220,109 @@ __global__ void __launch_bounds__(kMergeBlock)
   }
 }
 
-/// Numeric pass: C's columns and values (rows placed by c_row_ptr from the
-/// symbolic pass). Each group has a buffer of `capacity` values in dynamic
-/// shared memory. Sets *error if a row does not fit or has another nnz.
-template <int Width, int E, typename T>
-__global__ void __launch_bounds__(kMergeBlock)
-    merge_fill_kernel(ProductOperands<T> in, index_t rows, int capacity,
-                      const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
-  extern __shared__ __align__(16) unsigned char merge_buffers[];
+/// A group's numeric state: its lanes' entries (A value, B values at the
+/// head and the next) and the row's place in C.
+template <int E, typename T>
+struct MergeRow {
+  MergeCursor cursors[E];
+  T a[E], current[E], following[E];
+  index_t out = 0, nnz = 0;
+};
+
+/// The numeric pass's steps over a row (see the file comment); returns them.
+/// Lane j of the group records the chunk's step j (its run's start in the
+/// buffer and its column); a run ends where the next lane's starts, or at
+/// the chunk's fill.
+template <int Width, int Batches, int E, typename T>
+__device__ __forceinline__ index_t fill_steps(MergeRow<E, T>& row, const ProductOperands<T>& in,
+                                              T* buffer, index_t* c_col, T* c_val) {
   const int warp_lane = threadIdx.x % 32;
   const int lane = threadIdx.x % Width;
   const unsigned group_lanes =
       Width == 32 ? 0xffffffffu : ((1u << Width) - 1u) << (warp_lane & ~(Width - 1));
   const unsigned lanes_below = (1u << warp_lane) - 1u;
-  T* const buffer =
-      reinterpret_cast<T*>(merge_buffers) + std::size_t(threadIdx.x / Width) * capacity;
-  const index_t row = merge_row<Width>(rows);
-  index_t out = 0, nnz = 0;
-  if (row >= 0) {
-    out = c_row_ptr[row];
-    nnz = c_row_ptr[row + 1] - out;
-  }
-  MergeCursor cursors[E];
-  T a[E], current[E], following[E];  // A value; B values at the head and the next
-#pragma unroll
-  for (int i = 0; i < E; ++i) a[i] = current[i] = following[i] = T(0);
-  int batches = 0;
-  const bool fits = open_row<Width, E>(in, row, capacity, cursors, batches,
-                                              [&](int i, index_t k) {
-    a[i] = in.a_val[k];
-    if (cursors[i].p < cursors[i].end) current[i] = in.b_val[cursors[i].p];
-    if (cursors[i].p + 1 < cursors[i].end) following[i] = in.b_val[cursors[i].p + 1];
-  });
-  // Step s's column and run in the buffer go to lane s % Width until the
-  // chunk's sums; `filled` is where the next run starts.
-  index_t filled = 0, step = 0, run_start = 0, run_length = 0, rank = -1;
+  index_t filled = 0, chunk_base = 0, run_start = -1, steps = 0;
   unsigned run_column = 0;
+  int chunk_step = 0;
   const auto write_chunk = [&] {
     __syncwarp();
-    if (rank >= 0 && rank < nnz) {
+    const index_t next_start = __shfl_down_sync(0xffffffffu, run_start, 1, Width);
+    if (run_start >= 0) {
+      const index_t end = lane + 1 < Width && next_start >= 0 ? next_start : filled;
       T sum = buffer[run_start];
-      for (index_t t = 1; t < run_length; ++t) sum += buffer[run_start + t];
-      c_col[out + rank] = index_t(run_column);
-      c_val[out + rank] = sum;
+      for (index_t t = run_start + 1; t < end; ++t) sum += buffer[t];
+      const index_t rank = chunk_base + lane;
+      if (rank < row.nnz) {
+        c_col[row.out + rank] = index_t(run_column);
+        c_val[row.out + rank] = sum;
+      }
     }
-    rank = -1;
+    run_start = -1;
     filled = 0;
+    chunk_base += Width;
+    chunk_step = 0;
     __syncwarp();
   };
-  for (int round = 1;; ++round) {
-    bool working = true;
-    const unsigned column = next_column<Width>(cursors, working);
-    if (!working) break;
-    const bool live = column != kMergeEnd;
+  unsigned column;
+  while (next_column<Width, Batches>(row.cursors, column)) {
     index_t at = filled;
 #pragma unroll
-    for (int i = 0; i < E; ++i) {
-      if (i >= batches) break;  // warp-uniform
-      const bool hit = live && cursors[i].head == column;
+    for (int i = 0; i < Batches; ++i) {
+      MergeCursor& cursor = row.cursors[i];
+      const bool hit = cursor.head == column;
       const unsigned hits = __ballot_sync(0xffffffffu, hit) & group_lanes;
       if (hit) {
-        buffer[at + __popc(hits & lanes_below)] = product(a[i], current[i]);
-        cursors[i].advance(in.b_col);
-        current[i] = following[i];
-        if (cursors[i].p + 1 < cursors[i].end) following[i] = in.b_val[cursors[i].p + 1];
+        buffer[at + __popc(hits & lanes_below)] = product(row.a[i], row.current[i]);
+        cursor.advance(in.b_col);
+        row.current[i] = row.following[i];
+        if (cursor.p + 1 < cursor.end) row.following[i] = in.b_val[cursor.p + 1];
       }
       at += __popc(hits);
     }
-    if (live) {
-      if (lane == step % Width) {
-        run_start = filled;
-        run_length = at - filled;
-        rank = step;
-        run_column = column;
-      }
-      filled = at;
-      ++step;
+    if (lane == chunk_step && column != kMergeDone) {
+      run_start = filled;
+      run_column = column;
     }
-    if (round % Width == 0) write_chunk();  // live groups are at a multiple of Width steps
+    filled = at;
+    steps += column != kMergeDone;
+    if (++chunk_step == Width) write_chunk();
   }
   write_chunk();
-  if (row >= 0 && lane == 0 && (!fits || step != nnz)) atomicExch(error, 1);
+  return steps;
+}
+
+/// Numeric pass: C's columns and values (rows placed by c_row_ptr from the
+/// symbolic pass). Each group has a buffer of `capacity` values in dynamic
+/// shared memory. Sets *error if a row does not fit or has another nnz.
+template <int Width, int E, typename T>
+__global__ void __launch_bounds__(kMergeBlock, kMergeFillBlocksPerSm)
+    merge_fill_kernel(ProductOperands<T> in, index_t rows, int capacity,
+                      const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+  extern __shared__ __align__(16) unsigned char merge_buffers[];
+  T* const buffer =
+      reinterpret_cast<T*>(merge_buffers) + std::size_t(threadIdx.x / Width) * capacity;
+  const index_t row_index = merge_row<Width>(rows);
+  MergeRow<E, T> row;
+  if (row_index >= 0) {
+    row.out = c_row_ptr[row_index];
+    row.nnz = c_row_ptr[row_index + 1] - row.out;
+  }
+#pragma unroll
+  for (int i = 0; i < E; ++i) row.a[i] = row.current[i] = row.following[i] = T(0);
+  int batches = 0;
+  const bool fits = open_row<Width, E>(in, row_index, capacity, row.cursors, batches,
+                                       [&](int i, index_t k) {
+    const MergeCursor& cursor = row.cursors[i];
+    row.a[i] = in.a_val[k];
+    if (cursor.p < cursor.end) row.current[i] = in.b_val[cursor.p];
+    if (cursor.p + 1 < cursor.end) row.following[i] = in.b_val[cursor.p + 1];
+  });
+  index_t steps = 0;
+  with_batches<E>(batches, [&](auto b) {
+    steps = fill_steps<Width, decltype(b)::value>(row, in, buffer, c_col, c_val);
+  });
+  if (row_index >= 0 && threadIdx.x % Width == 0 && (!fits || steps != row.nnz))
+    atomicExch(error, 1);
 }
 
 }  // namespace binamg::spgemm_detail
