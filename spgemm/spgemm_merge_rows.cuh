@@ -28,9 +28,6 @@
 namespace binamg::spgemm_detail {
 
 constexpr int kMergeBlock = 256;          // most threads per block
-// Resident fill blocks per SM the registers must allow (64 per thread): 4
-// entries per lane take 72 otherwise, three blocks.
-constexpr int kMergeFillBlocksPerSm = 4;
 constexpr unsigned kMergeEnd = 0xffffffffu;  // head of an exhausted B row (no column is)
 
 /// What the count pass reports in one read-back: nnz(C), its longest row,
@@ -220,12 +217,12 @@ __global__ void __launch_bounds__(kMergeBlock)
   }
 }
 
-/// A group's numeric state: its lanes' entries (A value, B values at the
-/// head and the next) and the row's place in C.
+/// A group's numeric state: its lanes' entries (cursor and A value) and the
+/// row's place in C.
 template <int E, typename T>
 struct MergeRow {
   MergeCursor cursors[E];
-  T a[E], current[E], following[E];
+  T a[E];
   index_t out = 0, nnz = 0;
 };
 
@@ -272,10 +269,8 @@ __device__ __forceinline__ index_t fill_steps(MergeRow<E, T>& row, const Product
       const bool hit = cursor.head == column;
       const unsigned hits = __ballot_sync(0xffffffffu, hit) & group_lanes;
       if (hit) {
-        buffer[at + __popc(hits & lanes_below)] = product(row.a[i], row.current[i]);
+        buffer[at + __popc(hits & lanes_below)] = product(row.a[i], in.b_val[cursor.p]);
         cursor.advance(in.b_col);
-        row.current[i] = row.following[i];
-        if (cursor.p + 1 < cursor.end) row.following[i] = in.b_val[cursor.p + 1];
       }
       at += __popc(hits);
     }
@@ -295,7 +290,7 @@ __device__ __forceinline__ index_t fill_steps(MergeRow<E, T>& row, const Product
 /// symbolic pass). Each group has a buffer of `capacity` values in dynamic
 /// shared memory. Sets *error if a row does not fit or has another nnz.
 template <int Width, int E, typename T>
-__global__ void __launch_bounds__(kMergeBlock, kMergeFillBlocksPerSm)
+__global__ void __launch_bounds__(kMergeBlock)
     merge_fill_kernel(ProductOperands<T> in, index_t rows, int capacity,
                       const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
   extern __shared__ __align__(16) unsigned char merge_buffers[];
@@ -308,14 +303,11 @@ __global__ void __launch_bounds__(kMergeBlock, kMergeFillBlocksPerSm)
     row.nnz = c_row_ptr[row_index + 1] - row.out;
   }
 #pragma unroll
-  for (int i = 0; i < E; ++i) row.a[i] = row.current[i] = row.following[i] = T(0);
+  for (int i = 0; i < E; ++i) row.a[i] = T(0);
   int batches = 0;
   const bool fits = open_row<Width, E>(in, row_index, capacity, row.cursors, batches,
                                        [&](int i, index_t k) {
-    const MergeCursor& cursor = row.cursors[i];
     row.a[i] = in.a_val[k];
-    if (cursor.p < cursor.end) row.current[i] = in.b_val[cursor.p];
-    if (cursor.p + 1 < cursor.end) row.following[i] = in.b_val[cursor.p + 1];
   });
   index_t steps = 0;
   with_batches<E>(batches, [&](auto b) {
