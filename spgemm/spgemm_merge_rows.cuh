@@ -52,6 +52,7 @@ __device__ __forceinline__ unsigned group_min(unsigned value) {
   }
 }
 
+/// Sum of the Width lanes' values (groups of a warp side by side).
 template <int Width>
 __device__ __forceinline__ index_t group_sum(index_t value) {
 #pragma unroll
