@@ -34,7 +34,10 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// 1 product no kernel; a product of at most 1024 rows into at most 256
 /// columns takes no bins at all (a block per row, a thread per column: the
 /// coarsest Galerkin R·(AP)), nor does a product into a space at least 4×
-/// smaller whose A rows have at most 64 entries (sub-warps merge each row's
+/// smaller whose A rows average 64 entries or more (a warp per row marks its
+/// columns in a shared bit set over the row's window of columns and sums
+/// each column at its rank; rows spanning more than 16384 columns send the
+/// product on) or have at most 64 entries (sub-warps merge each row's
 /// sorted B rows; A's and B's max_row_length bound its buffers, measured
 /// where unknown); symbolic (count) then numeric (fill) pass, so
 /// C is allocated exactly; (4) each row is sorted by column and written. Same
@@ -43,8 +46,8 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// agree with the CPU to rounding (what the tests check). Deterministic: the
 /// same inputs give the same bits on every run. Synchronizes `stream` twice to
 /// read bin sizes and nnz(C), and twice more per pass that sorts rows (their
-/// entry and product totals); merged rows once (nnz(C)), plus once per
-/// unknown max_row_length. Temporaries come from the binamg pool.
+/// entry and product totals); window and merged rows once (nnz(C)), plus
+/// once per unknown max_row_length (merged rows). Temporaries come from the binamg pool.
 /// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
 /// DeviceError when the GPU runs out of memory.
 template <typename T>

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sparse/device_csr.hpp"
+
 namespace binamg::spgemm_detail {
 
 /// Bin 0 holds rows needing no kernel (symbolic: 0 or 1 product, counted
@@ -108,6 +110,13 @@ static_assert((kShortMinWidth << (kThreadRowWidths - 1)) * kShortItems <= kThrea
 constexpr int kMergeMaxEntries = 64;
 constexpr std::size_t kMergeBlockShared = std::size_t(32) << 10;
 static_assert(kMergeBlockShared <= 48 * 1024, "merge buffers need no opt-in shared memory");
+
+/// Window rows (spgemm_window_rows.cuh) take a row whose columns span at most
+/// kWindowMaxWords 32-bit words (16384 columns: the count pass's bit sets
+/// take 2 KiB per warp), and a fill block's accumulators, bit sets and ranks
+/// at most kWindowBlockShared bytes (seven blocks fit an SM, no opt-in).
+constexpr int kWindowMaxWords = 512;
+constexpr std::size_t kWindowBlockShared = std::size_t(32) << 10;
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.
@@ -228,6 +237,12 @@ struct SpgemmPolicy {
   // 7-pt's level-0 R·A (~200 products onto ~71 columns, 32 lanes) took its
   // (PᵀA)P level from 1.38 to 2.03 ms (H100).
   int merge_narrowing = 4;
+  // Window rows (spgemm_window_rows.cuh) take such light, narrowing products
+  // whose A rows average at least this many entries. Below, merged rows win:
+  // 3D 7-pt's level-0 R·(AP) (~29 entries) took 0.58 ms in window rows
+  // against 0.46 merged; its level-1 R·(AP) (~200) 0.22 against 0.28 binned,
+  // 3D 27-pt's level-0 R·(AP) (~120) 0.62 against 0.64 (H200).
+  int window_min_mean_entries = 64;
 
   // Derived from the device (see spgemm_policy).
   int device = 0;
@@ -306,5 +321,11 @@ inline BinLaunch numeric_launch_of_bin(const SpgemmPolicy& policy, int bin, long
 /// derived once per (device, value size) and cached: the device queries cost
 /// as much as a launch and a SpGEMM of a coarse level takes only a few.
 const SpgemmPolicy& spgemm_policy(std::size_t value_bytes);
+
+/// spgemm(A, B, stream) under `policy` rather than the device's (the tests
+/// steer products onto each family of kernels with it).
+template <typename T>
+DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
+                          const SpgemmPolicy& policy, cudaStream_t stream = nullptr);
 
 }  // namespace binamg::spgemm_detail

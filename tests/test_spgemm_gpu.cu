@@ -70,11 +70,22 @@ DeviceCsr<T> binned(DeviceCsr<T> A) {
   return A;
 }
 
+// The device's policy with window rows for every light, narrowing product
+// (`windows` true) or for none.
+template <typename T>
+spgemm_detail::SpgemmPolicy window_rows(bool windows) {
+  spgemm_detail::SpgemmPolicy policy = spgemm_detail::spgemm_policy(sizeof(T));
+  policy.window_min_mean_entries = windows ? 0 : std::numeric_limits<int>::max();
+  return policy;
+}
+
 // A product that may take an unbinned path (B's columns at most
-// kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow; A's
-// rows at most kMergeMaxEntries: merged rows) is also run with B widened past
-// each bound it is under, through the narrow and the binned kernels, and with
-// A hinted past the merge bound: every path matches the CPU, all bit for bit.
+// kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow; B
+// narrowing: window rows, and merged rows for A rows of at most
+// kMergeMaxEntries) is also run with window rows everywhere and nowhere, with
+// A hinted past the merge bound, and with B widened past each bound it is
+// under, through the narrow and the binned kernels: every path matches the
+// CPU, all bit for bit.
 template <typename T>
 void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const CsrMatrix<T> expected = spgemm(A, B);
@@ -82,13 +93,20 @@ void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const DeviceCsr<T> dA = to_device(A), dB = to_device(B), binned_A = binned(to_device(A));
   const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
   expect_near_cpu(actual, expected, magnitude);
-  const CsrMatrix<T> unmerged = to_host(spgemm(binned_A, dB));
-  expect_near_cpu(unmerged, expected, magnitude);
-  EXPECT_EQ(actual.values, unmerged.values) << "merged and binned sums differ";
+  const std::pair<const DeviceCsr<T>*, bool> paths[] = {
+      {&binned_A, true}, {&dA, false}, {&binned_A, false}};  // window, merged, binned
+  for (const auto& [left, windows] : paths) {
+    const CsrMatrix<T> other = to_host(spgemm_detail::spgemm_under(*left, dB, window_rows<T>(windows)));
+    expect_near_cpu(other, expected, magnitude);
+    EXPECT_EQ(actual.values, other.values)
+        << "sums differ with window rows " << (windows ? "everywhere" : "nowhere")
+        << (left == &binned_A ? ", merged rows off" : "");
+  }
   for (const index_t wide :
        {spgemm_detail::kDenseMaxColumns + 1, spgemm_detail::kNarrowMaxColumns + 1}) {
     if (B.cols >= wide) continue;
-    const CsrMatrix<T> other = to_host(spgemm(binned_A, to_device(widened(B, wide))));
+    const CsrMatrix<T> other = to_host(spgemm_detail::spgemm_under(
+        binned_A, to_device(widened(B, wide)), window_rows<T>(false)));
     expect_near_cpu(other, widened(expected, wide), widened(magnitude, wide));
     EXPECT_EQ(actual.values, other.values) << "sums differ with B widened to " << wide;
   }
@@ -316,7 +334,8 @@ std::int64_t expect_fused_product_matches_cpu(const CsrMatrix<T>& stencil) {
   EXPECT_LE(most, policy.fused_max_row_products);
   const CsrMatrix<T> expected = spgemm(A, B);
   const DeviceCsr<T> dA = binned(to_device(A)), dB = to_device(B);
-  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  const CsrMatrix<T> actual =
+      to_host(spgemm_detail::spgemm_under(dA, dB, window_rows<T>(false)));
   EXPECT_EQ(actual.row_ptr, expected.row_ptr);
   EXPECT_EQ(actual.col_idx, expected.col_idx);
   EXPECT_EQ(actual.values, expected.values);
@@ -479,13 +498,15 @@ index_t longest_row(const CsrMatrix<T>& M) {
   return longest;
 }
 
-// `left`·B on the GPU has the CPU's pattern and bits, and came from the
-// merged rows: only they record C's longest row (the binned path leaves -1).
+// `left`·B on the GPU under `policy` has the CPU's pattern and bits, and came
+// from the merged or the window rows: only they record C's longest row (the
+// binned path leaves -1).
 template <typename T>
-void expect_merged_cpu_bits(const DeviceCsr<T>& left, const CsrMatrix<T>& A,
-                            const CsrMatrix<T>& B, const std::string& what) {
+void expect_recorded_cpu_bits(const DeviceCsr<T>& left, const CsrMatrix<T>& A,
+                              const CsrMatrix<T>& B, const spgemm_detail::SpgemmPolicy& policy,
+                              const std::string& what) {
   const CsrMatrix<T> expected = spgemm(A, B);
-  const DeviceCsr<T> C = spgemm(left, to_device(B));
+  const DeviceCsr<T> C = spgemm_detail::spgemm_under(left, to_device(B), policy);
   const CsrMatrix<T> actual = to_host(C);
   EXPECT_EQ(C.max_row_length, longest_row(expected)) << what;
   EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what;
@@ -505,7 +526,7 @@ TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
   const auto check = [&](const CsrMatrix<T>& A, const CsrMatrix<T>& B, const std::string& what) {
     if (longest_row(A) > spgemm_detail::kMergeMaxEntries || B.cols <= spgemm_detail::kNarrowMaxColumns)
       return;
-    expect_merged_cpu_bits(to_device(A), A, B, what);
+    expect_recorded_cpu_bits(to_device(A), A, B, window_rows<T>(false), what);
     ++merged;
   };
   for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120}, std::pair{Stencil::poisson2d_9, 120},
@@ -523,6 +544,51 @@ TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
   check(three, spread_rows<T>(20000, 2000, 3), "3 x 3 entries");
 }
 
+TYPED_TEST(SpgemmGpu, WindowsGalerkinProductsWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // A·P and R·(AP) of the levels whose coarse space is past the narrow
+  // kernels' columns, A rows of 5 to ~140 entries (more than a warp's chunk
+  // of entries), with window rows everywhere and A hinted past the merge
+  // bound: a recorded longest row then comes from the window rows.
+  int windowed = 0;
+  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120}, std::pair{Stencil::poisson2d_9, 120},
+                            std::pair{Stencil::poisson3d_7, 24}, std::pair{Stencil::poisson3d_27, 33}}) {
+    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
+    for (const Level<T>& level : hierarchy.levels) {
+      if (level.P.cols <= spgemm_detail::kNarrowMaxColumns) continue;
+      const std::string where =
+          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
+      const CsrMatrix<T> AP = spgemm(level.A, level.P);
+      expect_recorded_cpu_bits(binned(to_device(level.A)), level.A, level.P,
+                               window_rows<T>(true), "A·P of " + where);
+      expect_recorded_cpu_bits(binned(to_device(level.R)), level.R, AP, window_rows<T>(true),
+                               "R·(AP) of " + where);
+      windowed += 2;
+    }
+  }
+  EXPECT_EQ(windowed, 8);  // level 0 of each problem
+}
+
+TYPED_TEST(SpgemmGpu, LeavesTheWindowRowsWhenAWindowIsTooWide) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // Rows of 20 entries whose B rows span 20000 columns of 40000, past
+  // kWindowMaxWords: the count pass finds the misfits and, with the merged
+  // rows off, the binned kernels take the product, with the CPU's bits.
+  ASSERT_LT(32 * spgemm_detail::kWindowMaxWords, 20000);
+  const CsrMatrix<T> A = spread_rows<T>(2000, 200000, 20);
+  const CsrMatrix<T> B = spread_rows<T>(200000, 40000, 2);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const DeviceCsr<T> C =
+      spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(true));
+  const CsrMatrix<T> actual = to_host(C);
+  EXPECT_EQ(C.max_row_length, -1);  // not from the window rows
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+}
+
 TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -535,14 +601,16 @@ TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
   const CsrMatrix<T> B = spread_rows<T>(A.cols, A.cols / 8, 6);
   const CsrMatrix<T> expected = spgemm(A, B);
   const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
-  EXPECT_EQ(spgemm(dA, dB).max_row_length, longest_row(expected));  // merged
+  const spgemm_detail::SpgemmPolicy merged_rows = window_rows<T>(false);
+  EXPECT_EQ(spgemm_detail::spgemm_under(dA, dB, merged_rows).max_row_length,
+            longest_row(expected));  // merged
   DeviceCsr<T> stale_A = to_device(A), stale_B = to_device(B);
   stale_A.max_row_length = 3;
   stale_B.max_row_length = 1;
   const std::pair<const DeviceCsr<T>*, const DeviceCsr<T>*> cases[] = {{&stale_A, &dB},
                                                                        {&dA, &stale_B}};
   for (const auto& [left, right] : cases) {
-    const DeviceCsr<T> C = spgemm(*left, *right);
+    const DeviceCsr<T> C = spgemm_detail::spgemm_under(*left, *right, merged_rows);
     const CsrMatrix<T> actual = to_host(C);
     EXPECT_EQ(C.max_row_length, -1);  // not from the merged rows
     EXPECT_EQ(actual.row_ptr, expected.row_ptr);

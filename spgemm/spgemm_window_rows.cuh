@@ -1,0 +1,284 @@
+#pragma once
+// Rows of C whose columns lie in a narrow window: a warp per row marks the
+// row's columns in a shared bit set over [lo, lo + 32·words), lo and the
+// words from the first and last columns of the row's B rows (which are
+// sorted). The count pass is the bit set's population. The numeric pass ranks
+// the set bits (a column's place in the row is the bits below it), writes the
+// columns in order, and sums each column's terms in a shared accumulator in
+// A's order: sub-groups of G lanes take an A entry's B row each, and add one
+// sub-group after another (the columns of one B row are distinct). Each sum
+// starts from −0, which leaves its first term exact, so the bits are the
+// CPU's. A row's cost is its products and its words, not a merge step per
+// column of C nor a hash probe per product: long rows into a coarse space
+// gain (3D 7-pt 101³'s level-1 R·(AP), ~200 entries a row: 0.22 ms against
+// 0.28 binned; H200, bench/results/2026-11-27-h200-window-rows.md).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/types.hpp"
+#include "spgemm/spgemm_hash.cuh"
+#include "spgemm/spgemm_kernels.cuh"
+#include "spgemm/spgemm_policy_gpu.hpp"
+
+namespace binamg::spgemm_detail {
+
+constexpr int kWindowWarps = 8;  // rows per block at most (a warp each)
+
+/// What the count pass reports in one read-back: nnz(C), its longest row,
+/// its widest window (words) and whether some row's window was wider than
+/// kWindowMaxWords.
+struct WindowTally {
+  unsigned long long nnz;
+  index_t longest;
+  int widest;
+  int misfit;
+};
+
+/// A row's window: its first column and the words that reach its last
+/// (0 for an empty row).
+struct Window {
+  unsigned lo = 0;
+  int words = 0;
+};
+
+/// The window of the row A(a_begin:a_end,:)·B, from the first and last
+/// column of each B row. All lanes of the warp take part.
+template <typename Operands>
+__device__ __forceinline__ Window window_of_row(const Operands& in, index_t a_begin,
+                                                index_t a_end) {
+  unsigned lo = 0xffffffffu, hi = 0;
+  for (index_t k = a_begin + threadIdx.x % 32; k < a_end; k += 32) {
+    const index_t inner = in.a_col[k];
+    const index_t begin = in.b_row_ptr[inner], end = in.b_row_ptr[inner + 1];
+    if (begin < end) {
+      lo = min(lo, unsigned(in.b_col[begin]));
+      hi = max(hi, unsigned(in.b_col[end - 1]));
+    }
+  }
+  lo = __reduce_min_sync(0xffffffffu, lo);
+  hi = __reduce_max_sync(0xffffffffu, hi);
+  Window window;
+  if (lo <= hi) {
+    window.lo = lo;
+    window.words = int((hi - lo) / 32 + 1);
+  }
+  return window;
+}
+
+/// Entry k of A's row (none at or past a_end): its B row's start and length.
+template <typename Operands>
+__device__ __forceinline__ void load_entry(const Operands& in, index_t k, index_t a_end,
+                                           index_t& begin, index_t& length) {
+  begin = 0;
+  length = 0;
+  if (k < a_end) {
+    const index_t inner = in.a_col[k];
+    begin = in.b_row_ptr[inner];
+    length = in.b_row_ptr[inner + 1] - begin;
+  }
+}
+
+/// Clears the warp's bit set over the window and marks the row's columns:
+/// lane e loads entry e of each chunk of 32 A entries, then sub-groups of G
+/// lanes walk one B row each, coalesced.
+template <int G, typename Operands>
+__device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin, index_t a_end,
+                                             const Window& window, unsigned* bits) {
+  constexpr int S = 32 / G;
+  const int lane = threadIdx.x % 32;
+  for (int w = lane; w < window.words; w += 32) bits[w] = 0;
+  __syncwarp();
+  for (index_t k0 = a_begin; k0 < a_end; k0 += 32) {
+    index_t begin, length;
+    load_entry(in, k0 + lane, a_end, begin, length);
+    const int entries = a_end - k0 < 32 ? int(a_end - k0) : 32;
+    for (int first = 0; first < entries; first += S) {
+      const int entry = first + lane / G;
+      const index_t own_begin = __shfl_sync(0xffffffffu, begin, entry);
+      const index_t own_length = __shfl_sync(0xffffffffu, length, entry);
+      for (index_t off = lane % G; off < own_length; off += G) {
+        const unsigned bit = unsigned(in.b_col[own_begin + off]) - window.lo;
+        atomicOr(&bits[bit / 32], 1u << (bit % 32));
+      }
+    }
+  }
+  __syncwarp();
+}
+
+/// Symbolic pass: nnz of each row of C into row_nnz, and the launch's
+/// WindowTally. A row whose window is wider than kWindowMaxWords sets misfit
+/// (and gets no count); the caller then takes another path.
+template <int G>
+__global__ void __launch_bounds__(kWindowWarps * 32)
+    window_count_kernel(PatternOperands in, index_t rows, index_t* row_nnz,
+                        WindowTally* tally) {
+  __shared__ unsigned bits[kWindowWarps][kWindowMaxWords];
+  __shared__ unsigned long long block_nnz;
+  __shared__ index_t block_longest;
+  __shared__ int block_widest;
+  if (threadIdx.x == 0) {
+    block_nnz = 0;
+    block_longest = 0;
+    block_widest = 0;
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t row = std::int64_t(blockIdx.x) * kWindowWarps + warp;
+  if (row < rows) {  // warp-uniform
+    const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
+    const Window window = window_of_row(in, a_begin, a_end);
+    if (window.words > kWindowMaxWords) {
+      if (lane == 0) atomicExch(&tally->misfit, 1);
+    } else {
+      mark_columns<G>(in, a_begin, a_end, window, bits[warp]);
+      unsigned count = 0;
+      for (int w = lane; w < window.words; w += 32) count += __popc(bits[warp][w]);
+      count = __reduce_add_sync(0xffffffffu, count);
+      if (lane == 0) {
+        row_nnz[row] = index_t(count);
+        atomicAdd(&block_nnz, (unsigned long long)count);
+        atomicMax(&block_longest, index_t(count));
+        atomicMax(&block_widest, window.words);
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&tally->nnz, block_nnz);
+    atomicMax(&tally->longest, block_longest);
+    atomicMax(&tally->widest, block_widest);
+  }
+}
+
+/// A fill warp's shared bytes: `capacity` accumulators, then `words` bit-set
+/// words and as many 16-bit ranks (a row has at most 32·kWindowMaxWords
+/// columns), padded to 16 bytes.
+template <typename T>
+constexpr std::size_t window_warp_bytes(int words, int capacity) {
+  return (std::size_t(capacity) * sizeof(T) + std::size_t(words) * 6 + 15) / 16 * 16;
+}
+
+/// Ranks the warp's set bits (ranks[w]: the set bits below word w) and
+/// writes the row's columns in order at c_col. Returns the row's nnz.
+__device__ __forceinline__ index_t rank_columns(const Window& window, const unsigned* bits,
+                                                unsigned short* ranks, index_t* c_col) {
+  const int lane = threadIdx.x % 32;
+  const int per_lane = (window.words + 31) / 32;
+  const int first = lane * per_lane;
+  const int last = min(window.words, first + per_lane);
+  index_t own = 0;
+  for (int w = first; w < last; ++w) own += __popc(bits[w]);
+  index_t through = own;  // inclusive scan over the lanes
+#pragma unroll
+  for (int step = 1; step < 32; step *= 2) {
+    const index_t below = __shfl_up_sync(0xffffffffu, through, step);
+    if (lane >= step) through += below;
+  }
+  index_t rank = through - own;
+  for (int w = first; w < last; ++w) {
+    ranks[w] = static_cast<unsigned short>(rank);
+    for (unsigned word = bits[w]; word != 0; word &= word - 1)
+      c_col[rank++] = index_t(window.lo + 32u * unsigned(w) + unsigned(__ffs(int(word)) - 1));
+  }
+  return __shfl_sync(0xffffffffu, through, 31);
+}
+
+/// The place of column `col` in the row: the set bits below it.
+__device__ __forceinline__ int place_of(index_t col, const Window& window, const unsigned* bits,
+                                        const unsigned short* ranks) {
+  const unsigned bit = unsigned(col) - window.lo;
+  return ranks[bit / 32] + __popc(bits[bit / 32] & ((1u << (bit % 32)) - 1u));
+}
+
+/// Adds the row's products into sums (at their columns' places) in A's
+/// order. A step takes 32 / G entries, G lanes on each entry's B row, and
+/// the sub-groups add one after another (one B row's columns are distinct).
+/// A step with a B row longer than G takes its entries one at a time, the
+/// whole warp on each B row, so that no entry's products pass an earlier
+/// entry's.
+template <int G, typename T>
+__device__ __forceinline__ void add_products(const ProductOperands<T>& in, index_t a_begin,
+                                             index_t a_end, const Window& window,
+                                             const unsigned* bits, const unsigned short* ranks,
+                                             T* sums) {
+  constexpr int S = 32 / G;
+  const int lane = threadIdx.x % 32, sub = lane / G;
+  for (index_t k0 = a_begin; k0 < a_end; k0 += 32) {
+    // Lane e holds entry k0 + e: its B row and A value (none past the row).
+    index_t begin, length;
+    load_entry(in, k0 + lane, a_end, begin, length);
+    const T a = k0 + lane < a_end ? in.a_val[k0 + lane] : T(0);
+    const int entries = a_end - k0 < 32 ? int(a_end - k0) : 32;
+    for (int first = 0; first < entries; first += S) {
+      const int entry = first + sub;
+      const index_t own_begin = __shfl_sync(0xffffffffu, begin, entry);
+      const index_t own_length = __shfl_sync(0xffffffffu, length, entry);
+      const T own_a = __shfl_sync(0xffffffffu, a, entry);
+      if (!__any_sync(0xffffffffu, own_length > G)) {
+        const index_t off = lane % G;
+        const bool has = off < own_length;
+        int place = 0;
+        T term = T(0);
+        if (has) {
+          place = place_of(in.b_col[own_begin + off], window, bits, ranks);
+          term = product(own_a, in.b_val[own_begin + off]);
+        }
+#pragma unroll
+        for (int turn = 0; turn < S; ++turn) {
+          if (has && sub == turn) sums[place] += term;
+          __syncwarp();
+        }
+      } else {
+        const int last = min(first + S, entries);
+        for (int e = first; e < last; ++e) {
+          const index_t row_begin = __shfl_sync(0xffffffffu, begin, e);
+          const index_t row_length = __shfl_sync(0xffffffffu, length, e);
+          const T row_a = __shfl_sync(0xffffffffu, a, e);
+          for (index_t off = lane; off < row_length; off += 32)
+            sums[place_of(in.b_col[row_begin + off], window, bits, ranks)] +=
+                product(row_a, in.b_val[row_begin + off]);
+          __syncwarp();
+        }
+      }
+    }
+  }
+}
+
+/// Numeric pass: C's columns and values (rows placed by c_row_ptr from the
+/// symbolic pass). Each warp has window_warp_bytes(words, capacity) of
+/// dynamic shared memory. Sets *error if a row's window or nnz does not fit
+/// or its nnz differs from C's.
+template <int G, typename T>
+__global__ void __launch_bounds__(kWindowWarps * 32, 5)
+    window_fill_kernel(ProductOperands<T> in, index_t rows, int words, int capacity,
+                       const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+  extern __shared__ __align__(16) unsigned char window_shared[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned char* const own = window_shared + warp * window_warp_bytes<T>(words, capacity);
+  T* const sums = reinterpret_cast<T*>(own);
+  unsigned* const bits = reinterpret_cast<unsigned*>(sums + capacity);
+  unsigned short* const ranks = reinterpret_cast<unsigned short*>(bits + words);
+  const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x / 32) + warp;
+  if (row >= rows) return;  // warp-uniform; no block barrier follows
+  const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
+  const index_t out = c_row_ptr[row], nnz = c_row_ptr[row + 1] - out;
+  const Window window = window_of_row(in, a_begin, a_end);
+  if (window.words > words || nnz > capacity) {
+    if (lane == 0) atomicExch(error, 1);
+    return;
+  }
+  mark_columns<G>(in, a_begin, a_end, window, bits);
+  if (rank_columns(window, bits, ranks, c_col + out) != nnz) {
+    if (lane == 0) atomicExch(error, 1);
+    return;
+  }
+  for (index_t i = lane; i < nnz; i += 32) sums[i] = -T(0);
+  __syncwarp();
+  add_products<G>(in, a_begin, a_end, window, bits, ranks, sums);
+  __syncwarp();
+  for (index_t i = lane; i < nnz; i += 32) c_val[out + i] = sums[i];
+}
+
+}  // namespace binamg::spgemm_detail
