@@ -801,12 +801,17 @@ bool has_window_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmP
          A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
 }
 
-/// Calls body(std::integral_constant<int, G>) for G = `lanes`, 8, 16 or 32.
+/// Calls body(std::integral_constant<int, G>, std::integral_constant<int, I>)
+/// for the window fill's G lanes per B row and I products per lane, from B's
+/// mean row: 8 × 2 up to 16 entries, 16 × 2 up to 32, else 32 × 1. On 3D
+/// 27-pt's level-0 R·(AP) (B rows of ~12) 8 × 2 took 0.409 ms, 16 × 1 0.451,
+/// 4 × 4 0.472 and 16 × 2 0.457 (H100).
 template <typename Body>
-void with_window_lanes(int lanes, Body&& body) {
-  if (lanes == 8) return body(std::integral_constant<int, 8>{});
-  if (lanes == 16) return body(std::integral_constant<int, 16>{});
-  return body(std::integral_constant<int, 32>{});
+void with_window_shape(double mean_b_row, Body&& body) {
+  using std::integral_constant;
+  if (mean_b_row <= 16) return body(integral_constant<int, 8>{}, integral_constant<int, 2>{});
+  if (mean_b_row <= 32) return body(integral_constant<int, 16>{}, integral_constant<int, 2>{});
+  return body(integral_constant<int, 32>{}, integral_constant<int, 1>{});
 }
 
 /// Stages 3-4 by window rows: the count pass, one read-back (nnz(C), the
@@ -818,32 +823,30 @@ template <typename T>
 bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                       Workspace& bins, std::size_t scan_bytes, cudaStream_t stream) {
   const index_t rows = A.rows;
-  // Lanes per B row in the fill: the fewest of 8, 16 and 32 that hold B's
-  // mean row. The count keeps no order, and half as many lanes per B row
-  // (8 at least) keep more rows in flight: 3D 27-pt's level-0 R·(AP) counts
-  // in 0.140 ms on 8 lanes against 0.154 on 16 (H200).
   const double mean_b_row = double(B.nnz) / double(B.rows);
-  const int lanes = mean_b_row <= 8 ? 8 : mean_b_row <= 16 ? 16 : 32;
-  with_window_lanes(std::max(8, lanes / 2), [&](auto g) {
-    window_count_kernel<decltype(g)::value>
-        <<<grid_for(rows, kWindowWarps), kWindowWarps * 32, 0, stream>>>(
-            PatternOperands{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
-                            B.col_idx.data()},
-            rows, C.row_ptr.data(), &bins.counters->window);
+  // The count keeps no order: half the fill's lanes per B row (8 at least)
+  // keep more rows in flight (3D 27-pt's level-0 R·(AP): 0.140 ms on 8
+  // lanes, 0.154 on 16, 0.180 on 4).
+  with_window_shape(mean_b_row, [&](auto lanes, auto) {
+    constexpr int G = decltype(lanes)::value / 2 < 8 ? 8 : decltype(lanes)::value / 2;
+    window_count_kernel<G><<<grid_for(rows, kWindowWarps), kWindowWarps * 32, 0, stream>>>(
+        PatternOperands{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), B.col_idx.data()},
+        rows, C.row_ptr.data(), &bins.counters->window);
     BINAMG_CHECK_LAUNCH();
   });
   WindowTally tally{};
   read_back(&tally, &bins.counters->window, sizeof(tally), stream);
-  const std::size_t warp_bytes = window_warp_bytes<T>(tally.widest, tally.longest);
+  const int words = std::max(tally.widest, 1);  // a product of empty rows still divides
+  const std::size_t warp_bytes = window_warp_bytes<T>(words, tally.longest);
   if (tally.misfit != 0 || warp_bytes > kWindowBlockShared) return false;
   const int warps = int(std::min<std::size_t>(kWindowWarps, kWindowBlockShared / warp_bytes));
   allocate_counted(C, tally.nnz, tally.longest, bins, scan_bytes, stream);
-  with_window_lanes(lanes, [&](auto g) {
-    window_fill_kernel<decltype(g)::value, T>
+  with_window_shape(mean_b_row, [&](auto lanes, auto items) {
+    window_fill_kernel<decltype(lanes)::value, decltype(items)::value, T>
         <<<grid_for(rows, warps), warps * 32, warps * warp_bytes, stream>>>(
             ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                                B.row_ptr.data(), B.col_idx.data(), B.values.data()},
-            rows, tally.widest, tally.longest, C.row_ptr.data(), C.col_idx.data(),
+            rows, words, tally.longest, C.row_ptr.data(), C.col_idx.data(),
             C.values.data(), &bins.counters->error);
     BINAMG_CHECK_LAUNCH();
   });

@@ -193,12 +193,12 @@ __device__ __forceinline__ int place_of(index_t col, const Window& window, const
 }
 
 /// Adds the row's products into sums (at their columns' places) in A's
-/// order. A step takes 32 / G entries, G lanes on each entry's B row, and
-/// the sub-groups add one after another (one B row's columns are distinct).
-/// A step with a B row longer than G takes its entries one at a time, the
-/// whole warp on each B row, so that no entry's products pass an earlier
-/// entry's.
-template <int G, typename T>
+/// order. A step takes 32 / G entries, G lanes on each entry's B row and up
+/// to I products per lane, and the sub-groups add one after another (one B
+/// row's columns are distinct). A step with a B row longer than G·I takes
+/// its entries one at a time, the whole warp on each B row, so that no
+/// entry's products pass an earlier entry's.
+template <int G, int I, typename T>
 __device__ __forceinline__ void add_products(const ProductOperands<T>& in, index_t a_begin,
                                              index_t a_end, const Window& window,
                                              const unsigned* bits, const unsigned short* ranks,
@@ -216,18 +216,26 @@ __device__ __forceinline__ void add_products(const ProductOperands<T>& in, index
       const index_t own_begin = __shfl_sync(0xffffffffu, begin, entry);
       const index_t own_length = __shfl_sync(0xffffffffu, length, entry);
       const T own_a = __shfl_sync(0xffffffffu, a, entry);
-      if (!__any_sync(0xffffffffu, own_length > G)) {
-        const index_t off = lane % G;
-        const bool has = off < own_length;
-        int place = 0;
-        T term = T(0);
-        if (has) {
-          place = place_of(in.b_col[own_begin + off], window, bits, ranks);
-          term = product(own_a, in.b_val[own_begin + off]);
+      if (!__any_sync(0xffffffffu, own_length > G * I)) {
+        int place[I];
+        T term[I];
+#pragma unroll
+        for (int i = 0; i < I; ++i) {
+          const index_t off = lane % G + i * G;
+          place[i] = -1;
+          term[i] = T(0);
+          if (off < own_length) {
+            place[i] = place_of(in.b_col[own_begin + off], window, bits, ranks);
+            term[i] = product(own_a, in.b_val[own_begin + off]);
+          }
         }
 #pragma unroll
         for (int turn = 0; turn < S; ++turn) {
-          if (has && sub == turn) sums[place] += term;
+          if (sub == turn) {
+#pragma unroll
+            for (int i = 0; i < I; ++i)
+              if (place[i] >= 0) sums[place[i]] += term[i];
+          }
           __syncwarp();
         }
       } else {
@@ -250,7 +258,7 @@ __device__ __forceinline__ void add_products(const ProductOperands<T>& in, index
 /// symbolic pass). Each warp has window_warp_bytes(words, capacity) of
 /// dynamic shared memory. Sets *error if a row's window or nnz does not fit
 /// or its nnz differs from C's.
-template <int G, typename T>
+template <int G, int I, typename T>
 __global__ void __launch_bounds__(kWindowWarps * 32, 5)
     window_fill_kernel(ProductOperands<T> in, index_t rows, int words, int capacity,
                        const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
@@ -276,7 +284,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32, 5)
   }
   for (index_t i = lane; i < nnz; i += 32) sums[i] = -T(0);
   __syncwarp();
-  add_products<G>(in, a_begin, a_end, window, bits, ranks, sums);
+  add_products<G, I>(in, a_begin, a_end, window, bits, ranks, sums);
   __syncwarp();
   for (index_t i = lane; i < nnz; i += 32) c_val[out + i] = sums[i];
 }

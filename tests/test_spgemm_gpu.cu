@@ -589,6 +589,26 @@ TYPED_TEST(SpgemmGpu, LeavesTheWindowRowsWhenAWindowIsTooWide) {
   EXPECT_EQ(actual.values, expected.values);
 }
 
+TYPED_TEST(SpgemmGpu, WindowsEmptyProducts) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // Rows of 70 entries onto B rows that are all empty (every window empty),
+  // then onto B rows of one column each, through the window rows.
+  const CsrMatrix<T> A = spread_rows<T>(300, 7000, 70);
+  for (const index_t per_row : {0, 1}) {
+    const CsrMatrix<T> B =
+        per_row == 0 ? zero_matrix<T>(7000, 1500) : spread_rows<T>(7000, 1500, per_row);
+    const CsrMatrix<T> expected = spgemm(A, B);
+    const DeviceCsr<T> C =
+        spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(true));
+    const CsrMatrix<T> actual = to_host(C);
+    EXPECT_EQ(C.max_row_length, longest_row(expected)) << per_row;  // from the window rows
+    EXPECT_EQ(actual.row_ptr, expected.row_ptr) << per_row;
+    EXPECT_EQ(actual.col_idx, expected.col_idx) << per_row;
+    EXPECT_EQ(actual.values, expected.values) << per_row;
+  }
+}
+
 TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
