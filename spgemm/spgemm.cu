@@ -697,14 +697,20 @@ index_t longest_row_of(const DeviceCsr<T>& M, cudaStream_t stream) {
 }
 
 /// Whether B maps into a space merge_narrowing times smaller (a
-/// prolongator's coarse space) and A·B is not heavy (merge_heavy_mean,
-/// merge_heavy_products): the products that merged or window rows may take.
+/// prolongator's coarse space): the products that merged or window rows may
+/// take.
 template <typename T>
-bool narrows_lightly(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
-  if (B.rows == 0 || std::int64_t(B.cols) * policy.merge_narrowing > B.rows) return false;
+bool narrows(const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
+  return B.rows > 0 && std::int64_t(B.cols) * policy.merge_narrowing <= B.rows;
+}
+
+/// Whether A·B is heavy (merge_heavy_mean, merge_heavy_products): merged
+/// rows leave it to the fused or binned path.
+template <typename T>
+bool is_heavy(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
   const double products = double(A.nnz) * (double(B.nnz) / double(B.rows));
-  return !(products >= policy.merge_heavy_products &&
-           products >= policy.merge_heavy_mean * double(A.rows));
+  return products >= policy.merge_heavy_products &&
+         products >= policy.merge_heavy_mean * double(A.rows);
 }
 
 /// The merge shape for A·B (see kMergeMaxEntries), or width 0 when the
@@ -715,7 +721,7 @@ template <typename T>
 MergeShape merge_shape(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
                        cudaStream_t stream) {
   MergeShape shape;
-  if (!narrows_lightly(A, B, policy)) return shape;
+  if (!narrows(B, policy) || is_heavy(A, B, policy)) return shape;
   // A mean row past the bound needs no read-back of the longest row.
   if (A.nnz > std::int64_t(kMergeMaxEntries) * A.rows) return shape;
   const index_t a_longest = longest_row_of(A, stream);
@@ -793,12 +799,12 @@ bool merged_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const MergeSha
   return merged;
 }
 
-/// Whether A·B goes to the window rows (spgemm_window_rows.cuh): a light,
-/// narrowing product whose A rows average window_min_mean_entries or more.
+/// Whether A·B goes to the window rows (spgemm_window_rows.cuh): a
+/// narrowing product, heavy or not, whose A rows average
+/// window_min_mean_entries or more.
 template <typename T>
 bool has_window_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
-  return narrows_lightly(A, B, policy) &&
-         A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
+  return narrows(B, policy) && A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
 }
 
 /// Calls body(std::integral_constant<int, G>, std::integral_constant<int, I>)

@@ -237,11 +237,13 @@ struct SpgemmPolicy {
   // 7-pt's level-0 R·A (~200 products onto ~71 columns, 32 lanes) took its
   // (PᵀA)P level from 1.38 to 2.03 ms (H100).
   int merge_narrowing = 4;
-  // Window rows (spgemm_window_rows.cuh) take such light, narrowing products
-  // whose A rows average at least this many entries. Below, merged rows win:
-  // 3D 7-pt's level-0 R·(AP) (~29 entries) took 0.58 ms in window rows
-  // against 0.46 merged; its level-1 R·(AP) (~200) 0.22 against 0.28 binned,
-  // 3D 27-pt's level-0 R·(AP) (~120) 0.62 against 0.64 (H200).
+  // Window rows (spgemm_window_rows.cuh) take narrowing products whose A rows
+  // average at least this many entries. Below, merged rows win: 3D 7-pt's
+  // level-0 R·(AP) (~29 entries) took 0.58 ms in window rows against 0.46
+  // merged; its level-1 R·(AP) (~200) 0.22 against 0.28 binned, 3D 27-pt's
+  // level-0 R·(AP) (~120) 0.62 against 0.64 (H200). Heavy products too: at
+  // 160³, 27-pt's level-0 R·(AP) (~220M products) took its level from
+  // 9.07-9.11 ms binned to 8.93-8.99 (H100).
   int window_min_mean_entries = 64;
 
   // Derived from the device (see spgemm_policy).
