@@ -737,9 +737,10 @@ MergeShape merge_shape(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgem
   const std::int64_t bound = std::max<std::int64_t>(
       1, std::min(std::int64_t(a_longest) * longest_row_of(B, stream),
                   std::int64_t(width) * a_longest));
-  const std::size_t groups = std::min<std::size_t>(
+  std::size_t groups = std::min<std::size_t>(
       kMergeBlock / width, kMergeBlockShared / (std::size_t(bound) * sizeof(T)));
-  if (groups * width < 32) return shape;  // whole warps only
+  groups -= groups % std::size_t(32 / width);  // whole warps only: the kernels' masks are full
+  if (groups == 0) return shape;
   shape.width = width;
   shape.entries = entries;
   shape.capacity = int(bound);

@@ -609,6 +609,18 @@ TYPED_TEST(SpgemmGpu, WindowsEmptyProducts) {
   }
 }
 
+TYPED_TEST(SpgemmGpu, MergesRowsInWholeWarpsWhenBuffersLimitTheGroups) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // Rows of 19 entries (16 lanes a row) onto B rows of 16 entries, an
+  // eighth of the columns: buffers of 304 values, so 32 KiB hold 13 groups
+  // of doubles, half a warp past the last whole one. The launch keeps whole
+  // warps (12 groups) and gives the CPU's bits.
+  const CsrMatrix<T> A = spread_rows<T>(4000, 64000, 19);
+  const CsrMatrix<T> B = spread_rows<T>(64000, 8000, 16);
+  expect_recorded_cpu_bits(to_device(A), A, B, window_rows<T>(false), "19 x 16 entries");
+}
+
 TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
