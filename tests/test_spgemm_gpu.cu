@@ -96,7 +96,8 @@ void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const std::pair<const DeviceCsr<T>*, bool> paths[] = {
       {&binned_A, true}, {&dA, false}, {&binned_A, false}};  // window, merged, binned
   for (const auto& [left, windows] : paths) {
-    const CsrMatrix<T> other = to_host(spgemm_detail::spgemm_under(*left, dB, window_rows<T>(windows)));
+    const CsrMatrix<T> other =
+        to_host(spgemm_detail::spgemm_under(*left, dB, window_rows<T>(windows)));
     expect_near_cpu(other, expected, magnitude);
     EXPECT_EQ(actual.values, other.values)
         << "sums differ with window rows " << (windows ? "everywhere" : "nowhere")
@@ -498,20 +499,45 @@ index_t longest_row(const CsrMatrix<T>& M) {
   return longest;
 }
 
+// C has the CPU's pattern and bits and records `longest` as its longest row:
+// the merged and the window rows record it, the binned path leaves -1.
+template <typename T>
+void expect_cpu_bits_and_longest(const DeviceCsr<T>& C, const CsrMatrix<T>& expected,
+                                 index_t longest, const std::string& what) {
+  const CsrMatrix<T> actual = to_host(C);
+  EXPECT_EQ(C.max_row_length, longest) << what;
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what;
+  EXPECT_EQ(actual.col_idx, expected.col_idx) << what;
+  EXPECT_EQ(actual.values, expected.values) << what;
+}
+
 // `left`·B on the GPU under `policy` has the CPU's pattern and bits, and came
-// from the merged or the window rows: only they record C's longest row (the
-// binned path leaves -1).
+// from the merged or the window rows (its longest row recorded).
 template <typename T>
 void expect_recorded_cpu_bits(const DeviceCsr<T>& left, const CsrMatrix<T>& A,
                               const CsrMatrix<T>& B, const spgemm_detail::SpgemmPolicy& policy,
                               const std::string& what) {
   const CsrMatrix<T> expected = spgemm(A, B);
-  const DeviceCsr<T> C = spgemm_detail::spgemm_under(left, to_device(B), policy);
-  const CsrMatrix<T> actual = to_host(C);
-  EXPECT_EQ(C.max_row_length, longest_row(expected)) << what;
-  EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what;
-  EXPECT_EQ(actual.col_idx, expected.col_idx) << what;
-  EXPECT_EQ(actual.values, expected.values) << what;
+  expect_cpu_bits_and_longest(spgemm_detail::spgemm_under(left, to_device(B), policy),
+                              expected, longest_row(expected), what);
+}
+
+// Calls visit(A, B, what) for the A·P and R·(AP) of every level of the four
+// stencils' hierarchies (2D at 120², 3D 7-pt at 24³, 27-pt at 33³).
+template <typename T, typename Visit>
+void for_each_galerkin_product(Visit&& visit) {
+  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120},
+                            std::pair{Stencil::poisson2d_9, 120},
+                            std::pair{Stencil::poisson3d_7, 24},
+                            std::pair{Stencil::poisson3d_27, 33}}) {
+    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
+    for (const Level<T>& level : hierarchy.levels) {
+      const std::string where =
+          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
+      visit(level.A, level.P, "A·P of " + where);
+      visit(level.R, spgemm(level.A, level.P), "R·(AP) of " + where);
+    }
+  }
 }
 
 TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
@@ -524,21 +550,13 @@ TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
   // a tenth of the columns.
   int merged = 0;
   const auto check = [&](const CsrMatrix<T>& A, const CsrMatrix<T>& B, const std::string& what) {
-    if (longest_row(A) > spgemm_detail::kMergeMaxEntries || B.cols <= spgemm_detail::kNarrowMaxColumns)
+    if (longest_row(A) > spgemm_detail::kMergeMaxEntries ||
+        B.cols <= spgemm_detail::kNarrowMaxColumns)
       return;
     expect_recorded_cpu_bits(to_device(A), A, B, window_rows<T>(false), what);
     ++merged;
   };
-  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120}, std::pair{Stencil::poisson2d_9, 120},
-                            std::pair{Stencil::poisson3d_7, 24}, std::pair{Stencil::poisson3d_27, 33}}) {
-    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
-    for (const Level<T>& level : hierarchy.levels) {
-      const std::string where =
-          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
-      check(level.A, level.P, "A·P of " + where);
-      check(level.R, spgemm(level.A, level.P), "R·(AP) of " + where);
-    }
-  }
+  for_each_galerkin_product<T>(check);
   EXPECT_GE(merged, 7);  // level 0's two products, but 3D 27-pt's R·(AP)
   const CsrMatrix<T> three = spread_rows<T>(5000, 20000, 3);
   check(three, spread_rows<T>(20000, 2000, 3), "3 x 3 entries");
@@ -552,21 +570,12 @@ TYPED_TEST(SpgemmGpu, WindowsGalerkinProductsWithCpuBits) {
   // of entries), with window rows everywhere and A hinted past the merge
   // bound: a recorded longest row then comes from the window rows.
   int windowed = 0;
-  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120}, std::pair{Stencil::poisson2d_9, 120},
-                            std::pair{Stencil::poisson3d_7, 24}, std::pair{Stencil::poisson3d_27, 33}}) {
-    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
-    for (const Level<T>& level : hierarchy.levels) {
-      if (level.P.cols <= spgemm_detail::kNarrowMaxColumns) continue;
-      const std::string where =
-          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
-      const CsrMatrix<T> AP = spgemm(level.A, level.P);
-      expect_recorded_cpu_bits(binned(to_device(level.A)), level.A, level.P,
-                               window_rows<T>(true), "A·P of " + where);
-      expect_recorded_cpu_bits(binned(to_device(level.R)), level.R, AP, window_rows<T>(true),
-                               "R·(AP) of " + where);
-      windowed += 2;
-    }
-  }
+  for_each_galerkin_product<T>(
+      [&](const CsrMatrix<T>& A, const CsrMatrix<T>& B, const std::string& what) {
+        if (B.cols <= spgemm_detail::kNarrowMaxColumns) return;
+        expect_recorded_cpu_bits(binned(to_device(A)), A, B, window_rows<T>(true), what);
+        ++windowed;
+      });
   EXPECT_EQ(windowed, 8);  // level 0 of each problem
 }
 
@@ -579,14 +588,9 @@ TYPED_TEST(SpgemmGpu, LeavesTheWindowRowsWhenAWindowIsTooWide) {
   ASSERT_LT(32 * spgemm_detail::kWindowMaxWords, 20000);
   const CsrMatrix<T> A = spread_rows<T>(2000, 200000, 20);
   const CsrMatrix<T> B = spread_rows<T>(200000, 40000, 2);
-  const CsrMatrix<T> expected = spgemm(A, B);
-  const DeviceCsr<T> C =
-      spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(true));
-  const CsrMatrix<T> actual = to_host(C);
-  EXPECT_EQ(C.max_row_length, -1);  // not from the window rows
-  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
-  EXPECT_EQ(actual.col_idx, expected.col_idx);
-  EXPECT_EQ(actual.values, expected.values);
+  expect_cpu_bits_and_longest(
+      spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(true)),
+      spgemm(A, B), -1, "binned, not from the window rows");
 }
 
 TYPED_TEST(SpgemmGpu, WindowsEmptyProducts) {
@@ -598,14 +602,8 @@ TYPED_TEST(SpgemmGpu, WindowsEmptyProducts) {
   for (const index_t per_row : {0, 1}) {
     const CsrMatrix<T> B =
         per_row == 0 ? zero_matrix<T>(7000, 1500) : spread_rows<T>(7000, 1500, per_row);
-    const CsrMatrix<T> expected = spgemm(A, B);
-    const DeviceCsr<T> C =
-        spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(true));
-    const CsrMatrix<T> actual = to_host(C);
-    EXPECT_EQ(C.max_row_length, longest_row(expected)) << per_row;  // from the window rows
-    EXPECT_EQ(actual.row_ptr, expected.row_ptr) << per_row;
-    EXPECT_EQ(actual.col_idx, expected.col_idx) << per_row;
-    EXPECT_EQ(actual.values, expected.values) << per_row;
+    expect_recorded_cpu_bits(binned(to_device(A)), A, B, window_rows<T>(true),
+                             std::to_string(per_row) + " entries per B row");
   }
 }
 
@@ -641,14 +639,10 @@ TYPED_TEST(SpgemmGpu, LeavesTheMergedRowsWhenARowHintIsStale) {
   stale_B.max_row_length = 1;
   const std::pair<const DeviceCsr<T>*, const DeviceCsr<T>*> cases[] = {{&stale_A, &dB},
                                                                        {&dA, &stale_B}};
-  for (const auto& [left, right] : cases) {
-    const DeviceCsr<T> C = spgemm_detail::spgemm_under(*left, *right, merged_rows);
-    const CsrMatrix<T> actual = to_host(C);
-    EXPECT_EQ(C.max_row_length, -1);  // not from the merged rows
-    EXPECT_EQ(actual.row_ptr, expected.row_ptr);
-    EXPECT_EQ(actual.col_idx, expected.col_idx);
-    EXPECT_EQ(actual.values, expected.values);
-  }
+  for (const auto& [left, right] : cases)
+    expect_cpu_bits_and_longest(spgemm_detail::spgemm_under(*left, *right, merged_rows),
+                                expected, -1,
+                                left == &stale_A ? "A's hint stale" : "B's hint stale");
 }
 
 TYPED_TEST(SpgemmGpu, GivesIdenticalBitsOnTwoRuns) {
