@@ -181,7 +181,7 @@ struct Counters {
   index_t cursors[2][kMaxBins];
   int error;
   MergeTally merge;
-  WindowTally window;
+  WindowTally window_fused, window;
 };
 
 constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -560,10 +560,21 @@ constexpr int kPackLanes = 8;
 /// flight together (two cover the ~12 entries of 3D 27-pt's A·P rows).
 constexpr int kPackItems = 2;
 
-/// Moves each row's `count` entries from its room at `from` (product
-/// offsets) to C's row; kPackLanes lanes per row.
-template <typename T>
-__global__ void pack_rows_kernel(index_t rows, const index_t* __restrict__ from,
+/// Where a row's room starts: at its product offset (fused_product) or at
+/// row·room entries (fused window rows).
+struct RoomAtOffsets {
+  const index_t* offsets;
+  __device__ std::int64_t operator()(index_t row) const { return offsets[row]; }
+};
+struct RoomAtStride {
+  std::int64_t room;
+  __device__ std::int64_t operator()(index_t row) const { return row * room; }
+};
+
+/// Moves each row's `count` entries from its room (room_of) to C's row;
+/// kPackLanes lanes per row.
+template <typename T, typename RoomOf>
+__global__ void pack_rows_kernel(index_t rows, RoomOf room_of,
                                  const index_t* __restrict__ staged_col,
                                  const T* __restrict__ staged_val,
                                  const index_t* __restrict__ c_row_ptr,
@@ -571,7 +582,8 @@ __global__ void pack_rows_kernel(index_t rows, const index_t* __restrict__ from,
   const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t row = index_t(thread / kPackLanes);
   if (row >= rows) return;
-  const index_t source = from[row], target = c_row_ptr[row];
+  const std::int64_t source = room_of(row);
+  const index_t target = c_row_ptr[row];
   const index_t count = c_row_ptr[row + 1] - target;
   for (index_t first = index_t(thread % kPackLanes); first < count;
        first += kPackLanes * kPackItems) {
@@ -594,6 +606,17 @@ __global__ void pack_rows_kernel(index_t rows, const index_t* __restrict__ from,
       }
     }
   }
+}
+
+/// Packs the rows from their rooms into C (row_ptr holding their counts).
+template <typename T, typename RoomOf>
+void pack_rows(RoomOf room_of, const index_t* staged_col, const T* staged_val, DeviceCsr<T>& C,
+               cudaStream_t stream) {
+  constexpr int Block = 256;
+  pack_rows_kernel<T><<<grid_for(std::int64_t(C.rows) * kPackLanes, Block), Block, 0, stream>>>(
+      C.rows, room_of, staged_col, staged_val, C.row_ptr.data(), C.col_idx.data(),
+      C.values.data());
+  BINAMG_CHECK_LAUNCH();
 }
 
 /// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
@@ -628,11 +651,7 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
   fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
                   C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
   allocate_from_counts(C, bins, scan_bytes, stream);
-  constexpr int Block = 256;
-  pack_rows_kernel<T><<<grid_for(std::int64_t(rows) * kPackLanes, Block), Block, 0, stream>>>(
-      rows, room.data(), staged_col.data(), staged_val.data(), C.row_ptr.data(),
-      C.col_idx.data(), C.values.data());
-  BINAMG_CHECK_LAUNCH();
+  pack_rows(RoomAtOffsets{room.data()}, staged_col.data(), staged_val.data(), C, stream);
 }
 
 /// Whether A·B is narrow (see kNarrowMaxColumns).
@@ -821,14 +840,52 @@ void with_window_shape(double mean_b_row, Body&& body) {
   return body(integral_constant<int, 32>{}, integral_constant<int, 1>{});
 }
 
-/// Stages 3-4 by window rows: the count pass, one read-back (nnz(C), the
-/// longest row, the widest window, misfits), the scan and the fill. Returns
-/// false, with C's row offsets to be recomputed, if a row's window is wider
-/// than kWindowMaxWords or a fill warp's shared memory would pass
+/// Stages 3-4 by window rows in one pass (window_fused_kernel): each row
+/// into its room of kWindowFusedRoom entries, one read-back (nnz(C), the
+/// longest row, any crowded row), the scan and the rows packed into C.
+/// Returns false, with nothing of C written but its row offsets, if a row
+/// spans more than kWindowFusedWords words or has more columns than its
+/// room, or the rooms would pass fused_budget.
+template <typename T>
+bool fused_windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                            const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
+                            cudaStream_t stream) {
+  constexpr int words = kWindowFusedWords, room = kWindowFusedRoom;
+  constexpr std::size_t warp_bytes = window_warp_bytes<T>(words, room);
+  static_assert(kWindowWarps * warp_bytes <= kWindowBlockShared, "a block of fused window rows");
+  const index_t rows = A.rows;
+  if (std::uint64_t(rows) * room * (sizeof(index_t) + sizeof(T)) > policy.fused_budget)
+    return false;
+  DeviceBuffer<index_t> room_col(std::size_t(rows) * room, stream, "spgemm: window rooms");
+  DeviceBuffer<T> room_val(std::size_t(rows) * room, stream, "spgemm: window room values");
+  with_window_shape(double(B.nnz) / double(B.rows), [&](auto lanes, auto items) {
+    window_fused_kernel<decltype(lanes)::value, decltype(items)::value, T>
+        <<<grid_for(rows, kWindowWarps), kWindowWarps * 32, kWindowWarps * warp_bytes,
+           stream>>>(ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                                        B.row_ptr.data(), B.col_idx.data(), B.values.data()},
+                     rows, words, room, C.row_ptr.data(), room_col.data(), room_val.data(),
+                     &bins.counters->window_fused);
+    BINAMG_CHECK_LAUNCH();
+  });
+  WindowTally tally{};
+  read_back(&tally, &bins.counters->window_fused, sizeof(tally), stream);
+  if (tally.crowded != 0) return false;
+  allocate_counted(C, tally.nnz, tally.longest, bins, scan_bytes, stream);
+  pack_rows(RoomAtStride{room}, room_col.data(), room_val.data(), C, stream);
+  return true;
+}
+
+/// Stages 3-4 by window rows: fused_windowed_product or, where that
+/// declines, the count pass, one read-back (nnz(C), the longest row, the
+/// widest window, misfits), the scan and the fill. Returns false, with C's
+/// row offsets to be recomputed, if a row's window is wider than
+/// kWindowMaxWords or a fill warp's shared memory would pass
 /// kWindowBlockShared; C then takes another path.
 template <typename T>
 bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-                      Workspace& bins, std::size_t scan_bytes, cudaStream_t stream) {
+                      const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
+                      cudaStream_t stream) {
+  if (fused_windowed_product(A, B, C, policy, bins, scan_bytes, stream)) return true;
   const index_t rows = A.rows;
   const double mean_b_row = double(B.nnz) / double(B.rows);
   // The count keeps no order: half the fill's lanes per B row (8 at least)
@@ -925,7 +982,7 @@ DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
     return C;
   }
 
-  if (has_window_rows(A, B, policy) && windowed_product(A, B, C, bins, scan_bytes, stream))
+  if (has_window_rows(A, B, policy) && windowed_product(A, B, C, policy, bins, scan_bytes, stream))
     return C;
   const MergeShape shape = merge_shape(A, B, policy, stream);
   if (shape.width > 0 && merged_product(A, B, shape, C, bins, scan_bytes, stream))

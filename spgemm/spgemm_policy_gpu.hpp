@@ -117,6 +117,13 @@ static_assert(kMergeBlockShared <= 48 * 1024, "merge buffers need no opt-in shar
 /// at most kWindowBlockShared bytes (seven blocks fit an SM, no opt-in).
 constexpr int kWindowMaxWords = 512;
 constexpr std::size_t kWindowBlockShared = std::size_t(32) << 10;
+/// Window rows skip their count pass where each row spans at most
+/// kWindowFusedWords words and its room of kWindowFusedRoom entries holds
+/// it (at most fused_budget bytes of rooms in all; else the count pass
+/// runs): a coarse Galerkin row has a few dozen columns (3D 27-pt's R·(AP),
+/// 27, over 75 words at 101³ and 186 at 160³).
+constexpr int kWindowFusedWords = 256;
+constexpr int kWindowFusedRoom = 256;
 
 struct SpgemmPolicy {
   // Smallest hash table (slots). One warp's worth: smaller tables waste lanes.

@@ -26,15 +26,49 @@ namespace binamg::spgemm_detail {
 
 constexpr int kWindowWarps = 8;  // rows per block at most (a warp each)
 
-/// What the count pass reports in one read-back: nnz(C), its longest row,
-/// its widest window (words) and whether some row's window was wider than
-/// kWindowMaxWords.
+/// What a pass over the rows reports in one read-back: nnz(C), its longest
+/// row, its widest window (words), whether some row's window was wider than
+/// kWindowMaxWords and whether some row had more columns than its room.
 struct WindowTally {
   unsigned long long nnz;
   index_t longest;
   int widest;
   int misfit;
+  int crowded;
 };
+
+/// A block's share of a WindowTally, in shared memory: cleared by thread 0
+/// before a barrier, added to by each row's lane 0, added to the launch's
+/// tally by thread 0 after a barrier.
+struct BlockTally {
+  unsigned long long nnz;
+  index_t longest;
+  int widest;
+};
+
+__device__ __forceinline__ void clear_block_tally(BlockTally& block) {
+  if (threadIdx.x == 0) {
+    block.nnz = 0;
+    block.longest = 0;
+    block.widest = 0;
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ void tally_row(BlockTally& block, index_t nnz, int words) {
+  atomicAdd(&block.nnz, (unsigned long long)nnz);
+  atomicMax(&block.longest, nnz);
+  atomicMax(&block.widest, words);
+}
+
+__device__ __forceinline__ void flush_block_tally(BlockTally& block, WindowTally* tally) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&tally->nnz, block.nnz);
+    atomicMax(&tally->longest, block.longest);
+    atomicMax(&tally->widest, block.widest);
+  }
+}
 
 /// A row's window: its first column and the words that reach its last
 /// (0 for an empty row).
@@ -107,6 +141,13 @@ __device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin
   __syncwarp();
 }
 
+/// The columns the warp's bit set marks. All lanes of the warp take part.
+__device__ __forceinline__ index_t count_columns(const Window& window, const unsigned* bits) {
+  unsigned count = 0;
+  for (int w = threadIdx.x % 32; w < window.words; w += 32) count += __popc(bits[w]);
+  return index_t(__reduce_add_sync(0xffffffffu, count));
+}
+
 /// Symbolic pass: nnz of each row of C into row_nnz, and the launch's
 /// WindowTally. A row whose window is wider than kWindowMaxWords sets misfit
 /// (and gets no count); the caller then takes another path.
@@ -115,15 +156,8 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     window_count_kernel(PatternOperands in, index_t rows, index_t* row_nnz,
                         WindowTally* tally) {
   __shared__ unsigned bits[kWindowWarps][kWindowMaxWords];
-  __shared__ unsigned long long block_nnz;
-  __shared__ index_t block_longest;
-  __shared__ int block_widest;
-  if (threadIdx.x == 0) {
-    block_nnz = 0;
-    block_longest = 0;
-    block_widest = 0;
-  }
-  __syncthreads();
+  __shared__ BlockTally block;
+  clear_block_tally(block);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t row = std::int64_t(blockIdx.x) * kWindowWarps + warp;
   if (row < rows) {  // warp-uniform
@@ -133,23 +167,14 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
       if (lane == 0) atomicExch(&tally->misfit, 1);
     } else {
       mark_columns<G>(in, a_begin, a_end, window, bits[warp]);
-      unsigned count = 0;
-      for (int w = lane; w < window.words; w += 32) count += __popc(bits[warp][w]);
-      count = __reduce_add_sync(0xffffffffu, count);
+      const index_t count = count_columns(window, bits[warp]);
       if (lane == 0) {
-        row_nnz[row] = index_t(count);
-        atomicAdd(&block_nnz, (unsigned long long)count);
-        atomicMax(&block_longest, index_t(count));
-        atomicMax(&block_widest, window.words);
+        row_nnz[row] = count;
+        tally_row(block, count, window.words);
       }
     }
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    atomicAdd(&tally->nnz, block_nnz);
-    atomicMax(&tally->longest, block_longest);
-    atomicMax(&tally->widest, block_widest);
-  }
+  flush_block_tally(block, tally);
 }
 
 /// A fill warp's shared bytes: `capacity` accumulators, then `words` bit-set
@@ -254,6 +279,45 @@ __device__ __forceinline__ void add_products(const ProductOperands<T>& in, index
   }
 }
 
+/// A warp's accumulators, bit set and ranks in its window_warp_bytes(words,
+/// capacity) of the block's dynamic shared memory.
+template <typename T>
+struct WarpWindow {
+  T* sums;
+  unsigned* bits;
+  unsigned short* ranks;
+};
+
+template <typename T>
+__device__ __forceinline__ WarpWindow<T> warp_window(unsigned char* shared, int words,
+                                                     int capacity) {
+  T* const sums = reinterpret_cast<T*>(shared + (threadIdx.x / 32) *
+                                                    window_warp_bytes<T>(words, capacity));
+  unsigned* const bits = reinterpret_cast<unsigned*>(sums + capacity);
+  return {sums, bits, reinterpret_cast<unsigned short*>(bits + words)};
+}
+
+/// One row through the window: its columns in order to out_col and their
+/// sums to out_val, if it has at most `most` columns (at most the warp's
+/// capacity). Returns its columns, or -1 (nothing written) past `most`.
+template <int G, int I, typename T>
+__device__ __forceinline__ index_t window_row(const ProductOperands<T>& in, index_t a_begin,
+                                              index_t a_end, const Window& window,
+                                              const WarpWindow<T>& at, index_t most,
+                                              index_t* out_col, T* out_val) {
+  mark_columns<G>(in, a_begin, a_end, window, at.bits);
+  const index_t nnz = count_columns(window, at.bits);
+  if (nnz > most) return -1;
+  rank_columns(window, at.bits, at.ranks, out_col);
+  const int lane = threadIdx.x % 32;
+  for (index_t i = lane; i < nnz; i += 32) at.sums[i] = -T(0);
+  __syncwarp();
+  add_products<G, I>(in, a_begin, a_end, window, at.bits, at.ranks, at.sums);
+  __syncwarp();
+  for (index_t i = lane; i < nnz; i += 32) out_val[i] = at.sums[i];
+  return nnz;
+}
+
 /// Numeric pass: C's columns and values (rows placed by c_row_ptr from the
 /// symbolic pass). Each warp has window_warp_bytes(words, capacity) of
 /// dynamic shared memory. Sets *error if a row's window or nnz does not fit
@@ -264,29 +328,55 @@ __global__ void __launch_bounds__(kWindowWarps * 32, 5)
                        const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
   extern __shared__ __align__(16) unsigned char window_shared[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned char* const own = window_shared + warp * window_warp_bytes<T>(words, capacity);
-  T* const sums = reinterpret_cast<T*>(own);
-  unsigned* const bits = reinterpret_cast<unsigned*>(sums + capacity);
-  unsigned short* const ranks = reinterpret_cast<unsigned short*>(bits + words);
   const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x / 32) + warp;
   if (row >= rows) return;  // warp-uniform; no block barrier follows
   const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
   const index_t out = c_row_ptr[row], nnz = c_row_ptr[row + 1] - out;
   const Window window = window_of_row(in, a_begin, a_end);
-  if (window.words > words || nnz > capacity) {
+  if (window.words > words || nnz > capacity ||
+      window_row<G, I>(in, a_begin, a_end, window, warp_window<T>(window_shared, words, capacity),
+                       nnz, c_col + out, c_val + out) != nnz) {
     if (lane == 0) atomicExch(error, 1);
-    return;
   }
-  mark_columns<G>(in, a_begin, a_end, window, bits);
-  if (rank_columns(window, bits, ranks, c_col + out) != nnz) {
-    if (lane == 0) atomicExch(error, 1);
-    return;
+}
+
+/// Both passes at once: each row into its room of `capacity` entries at
+/// row·capacity of room_col / room_val, its nnz into row_nnz, and the
+/// launch's WindowTally (crowded set for a row wider than `words` or of more
+/// than `capacity` columns, which gets 0: such a row costs its window, or
+/// its marks, before it gives up). Shared memory as window_fill_kernel's.
+template <int G, int I, typename T>
+__global__ void __launch_bounds__(kWindowWarps * 32, 5)
+    window_fused_kernel(ProductOperands<T> in, index_t rows, int words, int capacity,
+                        index_t* row_nnz, index_t* room_col, T* room_val, WindowTally* tally) {
+  extern __shared__ __align__(16) unsigned char window_shared[];
+  __shared__ BlockTally block;
+  clear_block_tally(block);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x / 32) + warp;
+  // Once a row is crowded the caller counts again: the rest skip their work
+  // (lane 0's look, so that the warp agrees).
+  const int crowded = __shfl_sync(
+      0xffffffffu, lane == 0 ? *static_cast<volatile int*>(&tally->crowded) : 0, 0);
+  if (row < rows && crowded == 0) {  // warp-uniform
+    const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
+    const Window window = window_of_row(in, a_begin, a_end);
+    const std::int64_t room = row * capacity;
+    const index_t nnz =
+        window.words > words
+            ? -1
+            : window_row<G, I>(in, a_begin, a_end, window,
+                               warp_window<T>(window_shared, words, capacity), capacity,
+                               room_col + room, room_val + room);
+    if (lane == 0) {
+      row_nnz[row] = nnz < 0 ? 0 : nnz;
+      if (nnz < 0)
+        atomicExch(&tally->crowded, 1);
+      else
+        tally_row(block, nnz, window.words);
+    }
   }
-  for (index_t i = lane; i < nnz; i += 32) sums[i] = -T(0);
-  __syncwarp();
-  add_products<G, I>(in, a_begin, a_end, window, bits, ranks, sums);
-  __syncwarp();
-  for (index_t i = lane; i < nnz; i += 32) c_val[out + i] = sums[i];
+  flush_block_tally(block, tally);
 }
 
 }  // namespace binamg::spgemm_detail

@@ -607,6 +607,25 @@ TYPED_TEST(SpgemmGpu, WindowsEmptyProducts) {
   }
 }
 
+TYPED_TEST(SpgemmGpu, CountsWindowRowsWhenARowPassesItsRoom) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // Rows of 400 entries onto B rows of one column each, a quarter of B's
+  // rows: 400 columns a row, past the fused pass's room of kWindowFusedRoom,
+  // in a window of 4000 columns. The count pass then takes the product,
+  // with the CPU's bits and the longest row recorded.
+  ASSERT_LT(spgemm_detail::kWindowFusedRoom, 400);
+  const CsrMatrix<T> A = spread_rows<T>(300, 16000, 400);
+  CsrMatrix<T> B = zero_matrix<T>(16000, 4000);
+  for (index_t row = 0; row < B.rows; ++row) {
+    B.col_idx.push_back(row / 4);
+    B.values.push_back(T(1) / T(1 + row % 5));
+    B.row_ptr[row + 1] = B.nnz();
+  }
+  expect_recorded_cpu_bits(binned(to_device(A)), A, B, window_rows<T>(true),
+                           "rows of 400 columns");
+}
+
 TYPED_TEST(SpgemmGpu, MergesRowsInWholeWarpsWhenBuffersLimitTheGroups) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
