@@ -17,7 +17,7 @@ DeviceCsr<T> galerkin_product(const DeviceCsr<T>& A, const DeviceCsr<T>& P,
               std::to_string(R.cols) + ")");
   if (ordering == GalerkinOrdering::ptap_left)
     return spgemm(spgemm(R, A, stream), P, stream);
-  return spgemm(R, spgemm(A, P, stream), stream);
+  return spgemm(R, A, P, stream);
 }
 
 template DeviceCsr<float> galerkin_product<float>(const DeviceCsr<float>&,

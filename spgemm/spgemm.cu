@@ -619,16 +619,28 @@ void pack_rows(RoomOf room_of, const index_t* staged_col, const T* staged_val, D
   BINAMG_CHECK_LAUNCH();
 }
 
+/// A product's rows left in the rooms fused_product wrote them to: row r
+/// at offsets[r], with as many entries as C's row offsets give it (C has
+/// its row offsets and nnz but no arrays). Empty unless kept.
+template <typename T>
+struct Rooms {
+  DeviceBuffer<index_t> offsets, col;
+  DeviceBuffer<T> val;
+  bool held() const { return offsets.size() > 0; }
+};
+
 /// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
 /// holds each row's product count (count pass). Each row is summed once, by
 /// the short-row or the shared-table kernel (a table sized by its products),
 /// into room for its products, which counts its entries; the scan of the
-/// counts places the rows, packed into C. The symbolic pass it skips hashed
-/// every product (3D 27-pt's A·P: ~120 products onto ~12 columns per row).
+/// counts places the rows, packed into C, or, with `keep`, left in their
+/// rooms for the next product to read (C then has no arrays). The symbolic
+/// pass it skips hashed every product (3D 27-pt's A·P: ~120 products onto
+/// ~12 columns per row).
 template <typename T>
 void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
                    DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
-                   std::size_t scan_bytes, cudaStream_t stream) {
+                   std::size_t scan_bytes, cudaStream_t stream, Rooms<T>* keep) {
   const index_t rows = A.rows;
   DeviceBuffer<index_t> room(std::size_t(rows) + 1, stream, "spgemm: product offsets");
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
@@ -650,8 +662,25 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
                    policy, bins, &bins.counters->error, stream);
   fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
                   C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
+  if (keep != nullptr) {
+    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                    C.row_ptr.data(), C.row_ptr.data(),
+                                                    C.rows + 1, stream));
+    C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
+    *keep = Rooms<T>{std::move(room), std::move(staged_col), std::move(staged_val)};
+    return;
+  }
   allocate_from_counts(C, bins, scan_bytes, stream);
   pack_rows(RoomAtOffsets{room.data()}, staged_col.data(), staged_val.data(), C, stream);
+}
+
+/// Packs a product's kept rooms into its arrays.
+template <typename T>
+void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
+  rooms = Rooms<T>();
 }
 
 /// Whether A·B is narrow (see kNarrowMaxColumns).
@@ -840,30 +869,29 @@ void with_window_shape(double mean_b_row, Body&& body) {
   return body(integral_constant<int, 32>{}, integral_constant<int, 1>{});
 }
 
-/// Stages 3-4 by window rows in one pass (window_fused_kernel): each row
-/// into its room of kWindowFusedRoom entries, one read-back (nnz(C), the
-/// longest row, any crowded row), the scan and the rows packed into C.
+/// Stages 3-4 by window rows in one pass (window_fused_kernel; B's rows
+/// through `in`, packed or in rooms, their mean length mean_b_row): each
+/// row into its room of kWindowFusedRoom entries, one read-back (nnz(C),
+/// the longest row, any crowded row), the scan and the rows packed into C.
 /// Returns false, with nothing of C written but its row offsets, if a row
 /// spans more than kWindowFusedWords words or has more columns than its
 /// room, or the rooms would pass fused_budget.
-template <typename T>
-bool fused_windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+template <typename T, typename Operands>
+bool fused_windowed_product(const Operands& in, double mean_b_row, DeviceCsr<T>& C,
                             const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
                             cudaStream_t stream) {
   constexpr int words = kWindowFusedWords, room = kWindowFusedRoom;
   constexpr std::size_t warp_bytes = window_warp_bytes<T>(words, room);
   static_assert(kWindowWarps * warp_bytes <= kWindowBlockShared, "a block of fused window rows");
-  const index_t rows = A.rows;
+  const index_t rows = C.rows;
   if (std::uint64_t(rows) * room * (sizeof(index_t) + sizeof(T)) > policy.fused_budget)
     return false;
   DeviceBuffer<index_t> room_col(std::size_t(rows) * room, stream, "spgemm: window rooms");
   DeviceBuffer<T> room_val(std::size_t(rows) * room, stream, "spgemm: window room values");
-  with_window_shape(double(B.nnz) / double(B.rows), [&](auto lanes, auto items) {
+  with_window_shape(mean_b_row, [&](auto lanes, auto items) {
     window_fused_kernel<decltype(lanes)::value, decltype(items)::value, T>
         <<<grid_for(rows, kWindowWarps), kWindowWarps * 32, kWindowWarps * warp_bytes,
-           stream>>>(ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-                                        B.row_ptr.data(), B.col_idx.data(), B.values.data()},
-                     rows, words, room, C.row_ptr.data(), room_col.data(), room_val.data(),
+           stream>>>(in, rows, words, room, C.row_ptr.data(), room_col.data(), room_val.data(),
                      &bins.counters->window_fused);
     BINAMG_CHECK_LAUNCH();
   });
@@ -885,9 +913,11 @@ template <typename T>
 bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                       const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
                       cudaStream_t stream) {
-  if (fused_windowed_product(A, B, C, policy, bins, scan_bytes, stream)) return true;
-  const index_t rows = A.rows;
   const double mean_b_row = double(B.nnz) / double(B.rows);
+  const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                              B.row_ptr.data(), B.col_idx.data(), B.values.data()};
+  if (fused_windowed_product(in, mean_b_row, C, policy, bins, scan_bytes, stream)) return true;
+  const index_t rows = A.rows;
   // The count keeps no order: half the fill's lanes per B row (8 at least)
   // keep more rows in flight (3D 27-pt's level-0 R·(AP): 0.140 ms on 8
   // lanes, 0.154 on 16, 0.180 on 4).
@@ -908,9 +938,7 @@ bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>
   with_window_shape(mean_b_row, [&](auto lanes, auto items) {
     window_fill_kernel<decltype(lanes)::value, decltype(items)::value, T>
         <<<grid_for(rows, warps), warps * 32, warps * warp_bytes, stream>>>(
-            ProductOperands<T>{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
-                               B.row_ptr.data(), B.col_idx.data(), B.values.data()},
-            rows, words, tally.longest, C.row_ptr.data(), C.col_idx.data(),
+            in, rows, words, tally.longest, C.row_ptr.data(), C.col_idx.data(),
             C.values.data(), &bins.counters->error);
     BINAMG_CHECK_LAUNCH();
   });
@@ -953,25 +981,35 @@ void require_multipliable(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const ch
                                 std::to_string(B.cols) + ")");
 }
 
-}  // namespace
-
+/// C's rows, columns and row offsets (zero rows: complete), with the
+/// row-offset scan's temporary bytes.
 template <typename T>
-DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
-                          const SpgemmPolicy& policy, cudaStream_t stream) {
-  require_multipliable(A, B, "spgemm");
-  const index_t rows = A.rows;
-
+DeviceCsr<T> product_shell(index_t rows, index_t cols, std::size_t& scan_bytes,
+                           cudaStream_t stream) {
   DeviceCsr<T> C;
   C.rows = rows;
-  C.cols = B.cols;
+  C.cols = cols;
   C.row_ptr = DeviceBuffer<index_t>(std::size_t(rows) + 1, stream, "spgemm: row offsets of C");
+  scan_bytes = 0;
   if (rows == 0) {
     BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data(), 0, sizeof(index_t), stream));
     return C;
   }
-  std::size_t scan_bytes = 0;
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), rows + 1, stream));
+  return C;
+}
+
+/// A·B under `policy`; with `keep`, a product that takes the fused path
+/// leaves its rows in their rooms (see Rooms).
+template <typename T>
+DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
+                      cudaStream_t stream, Rooms<T>* keep) {
+  require_multipliable(A, B, "spgemm");
+  const index_t rows = A.rows;
+  std::size_t scan_bytes = 0;
+  DeviceCsr<T> C = product_shell<T>(rows, B.cols, scan_bytes, stream);
+  if (rows == 0) return C;
   Workspace bins(rows, scan_bytes, stream);
   if (has_dense_columns(A, B)) {
     dense_columns_product(A, B, C, bins, scan_bytes, stream);
@@ -1029,7 +1067,7 @@ DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
     return C;
   }
   if (fuses_rows(policy, B, rows, products, max_bin, bins)) {
-    fused_product(A, B, products, C, policy, bins, scan_bytes, stream);
+    fused_product(A, B, products, C, policy, bins, scan_bytes, stream, keep);
     return C;
   }
 
@@ -1049,11 +1087,51 @@ DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
   return C;
 }
 
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
+                          const SpgemmPolicy& policy, cudaStream_t stream) {
+  return multiply(A, B, policy, stream, static_cast<Rooms<T>*>(nullptr));
+}
+
+template <typename T>
+DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
+                          const SpgemmPolicy& policy, cudaStream_t stream) {
+  require_multipliable(A, B, "spgemm");
+  Rooms<T> rooms;
+  DeviceCsr<T> BC = multiply(B, C, policy, stream, &rooms);
+  if (rooms.held()) {
+    // A's rows read BC's rooms where the window rows take A·BC, the path
+    // spgemm would give it; otherwise BC is packed first.
+    if (A.rows > 0 && !has_dense_columns(A, BC) && !is_narrow(A, BC) &&
+        has_window_rows(A, BC, policy)) {
+      std::size_t scan_bytes = 0;
+      DeviceCsr<T> X = product_shell<T>(A.rows, BC.cols, scan_bytes, stream);
+      Workspace bins(A.rows, scan_bytes, stream);
+      const RoomProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(),  A.values.data(),
+                                      BC.row_ptr.data(), rooms.offsets.data(), rooms.col.data(),
+                                      rooms.val.data()};
+      if (fused_windowed_product(in, double(BC.nnz) / double(BC.rows), X, policy, bins,
+                                 scan_bytes, stream))
+        return X;
+    }
+    pack_rooms(BC, rooms, stream);
+  }
+  return multiply(A, BC, policy, stream, static_cast<Rooms<T>*>(nullptr));
+}
+
 }  // namespace spgemm_detail
 
 template <typename T>
 DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cudaStream_t stream) {
   return spgemm_detail::spgemm_under(A, B, spgemm_detail::spgemm_policy(sizeof(T)), stream);
+}
+
+template <typename T>
+DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
+                    cudaStream_t stream) {
+  return spgemm_detail::spgemm_under(A, B, C, spgemm_detail::spgemm_policy(sizeof(T)), stream);
 }
 
 template <typename T>
@@ -1087,6 +1165,11 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
 
 #define BINAMG_INSTANTIATE(T)                                                              \
   template DeviceCsr<T> spgemm<T>(const DeviceCsr<T>&, const DeviceCsr<T>&, cudaStream_t); \
+  template DeviceCsr<T> spgemm<T>(const DeviceCsr<T>&, const DeviceCsr<T>&,                \
+                                  const DeviceCsr<T>&, cudaStream_t);                      \
+  template DeviceCsr<T> spgemm_detail::spgemm_under<T>(                                    \
+      const DeviceCsr<T>&, const DeviceCsr<T>&, const DeviceCsr<T>&,                       \
+      const spgemm_detail::SpgemmPolicy&, cudaStream_t);                                   \
   template DeviceCsr<T> spgemm_detail::spgemm_under<T>(                                    \
       const DeviceCsr<T>&, const DeviceCsr<T>&, const spgemm_detail::SpgemmPolicy&,        \
       cudaStream_t);                                                                       \

@@ -337,4 +337,9 @@ template <typename T>
 DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
                           const SpgemmPolicy& policy, cudaStream_t stream = nullptr);
 
+/// spgemm(A, B, C, stream) under `policy`.
+template <typename T>
+DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
+                          const SpgemmPolicy& policy, cudaStream_t stream = nullptr);
+
 }  // namespace binamg::spgemm_detail

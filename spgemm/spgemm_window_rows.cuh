@@ -77,6 +77,34 @@ struct Window {
   int words = 0;
 };
 
+/// A·B where B's rows still lie in the rooms a fused product wrote them to
+/// (not packed): row i starts at b_room[i] and has as many entries as
+/// b_row_ptr[i + 1] - b_row_ptr[i] (C's row offsets of that product).
+template <typename T>
+struct RoomProductOperands {
+  const index_t* a_row_ptr;
+  const index_t* a_col;
+  const T* a_val;
+  const index_t* b_row_ptr;
+  const index_t* b_room;
+  const index_t* b_col;
+  const T* b_val;
+};
+
+/// Where B's row `inner` starts and how many entries it has.
+template <typename Operands>
+__device__ __forceinline__ void b_row_span(const Operands& in, index_t inner, index_t& begin,
+                                           index_t& length) {
+  begin = in.b_row_ptr[inner];
+  length = in.b_row_ptr[inner + 1] - begin;
+}
+template <typename T>
+__device__ __forceinline__ void b_row_span(const RoomProductOperands<T>& in, index_t inner,
+                                           index_t& begin, index_t& length) {
+  begin = in.b_room[inner];
+  length = in.b_row_ptr[inner + 1] - in.b_row_ptr[inner];
+}
+
 /// The window of the row A(a_begin:a_end,:)·B, from the first and last
 /// column of each B row. All lanes of the warp take part.
 template <typename Operands>
@@ -84,11 +112,11 @@ __device__ __forceinline__ Window window_of_row(const Operands& in, index_t a_be
                                                 index_t a_end) {
   unsigned lo = 0xffffffffu, hi = 0;
   for (index_t k = a_begin + threadIdx.x % 32; k < a_end; k += 32) {
-    const index_t inner = in.a_col[k];
-    const index_t begin = in.b_row_ptr[inner], end = in.b_row_ptr[inner + 1];
-    if (begin < end) {
+    index_t begin, length;
+    b_row_span(in, in.a_col[k], begin, length);
+    if (length > 0) {
       lo = min(lo, unsigned(in.b_col[begin]));
-      hi = max(hi, unsigned(in.b_col[end - 1]));
+      hi = max(hi, unsigned(in.b_col[begin + length - 1]));
     }
   }
   lo = __reduce_min_sync(0xffffffffu, lo);
@@ -107,11 +135,7 @@ __device__ __forceinline__ void load_entry(const Operands& in, index_t k, index_
                                            index_t& begin, index_t& length) {
   begin = 0;
   length = 0;
-  if (k < a_end) {
-    const index_t inner = in.a_col[k];
-    begin = in.b_row_ptr[inner];
-    length = in.b_row_ptr[inner + 1] - begin;
-  }
+  if (k < a_end) b_row_span(in, in.a_col[k], begin, length);
 }
 
 /// Clears the warp's bit set over the window and marks the row's columns:
@@ -223,8 +247,8 @@ __device__ __forceinline__ int place_of(index_t col, const Window& window, const
 /// row's columns are distinct). A step with a B row longer than G·I takes
 /// its entries one at a time, the whole warp on each B row, so that no
 /// entry's products pass an earlier entry's.
-template <int G, int I, typename T>
-__device__ __forceinline__ void add_products(const ProductOperands<T>& in, index_t a_begin,
+template <int G, int I, typename T, typename Operands>
+__device__ __forceinline__ void add_products(const Operands& in, index_t a_begin,
                                              index_t a_end, const Window& window,
                                              const unsigned* bits, const unsigned short* ranks,
                                              T* sums) {
@@ -300,8 +324,8 @@ __device__ __forceinline__ WarpWindow<T> warp_window(unsigned char* shared, int 
 /// One row through the window: its columns in order to out_col and their
 /// sums to out_val, if it has at most `most` columns (at most the warp's
 /// capacity). Returns its columns, or -1 (nothing written) past `most`.
-template <int G, int I, typename T>
-__device__ __forceinline__ index_t window_row(const ProductOperands<T>& in, index_t a_begin,
+template <int G, int I, typename T, typename Operands>
+__device__ __forceinline__ index_t window_row(const Operands& in, index_t a_begin,
                                               index_t a_end, const Window& window,
                                               const WarpWindow<T>& at, index_t most,
                                               index_t* out_col, T* out_val) {
@@ -340,14 +364,15 @@ __global__ void __launch_bounds__(kWindowWarps * 32, 5)
   }
 }
 
-/// Both passes at once: each row into its room of `capacity` entries at
+/// Both passes at once (B's rows packed, ProductOperands<T>, or in rooms,
+/// RoomProductOperands<T>): each row into its room of `capacity` entries at
 /// row·capacity of room_col / room_val, its nnz into row_nnz, and the
 /// launch's WindowTally (crowded set for a row wider than `words` or of more
 /// than `capacity` columns, which gets 0: such a row costs its window, or
 /// its marks, before it gives up). Shared memory as window_fill_kernel's.
-template <int G, int I, typename T>
+template <int G, int I, typename T, typename Operands>
 __global__ void __launch_bounds__(kWindowWarps * 32, 5)
-    window_fused_kernel(ProductOperands<T> in, index_t rows, int words, int capacity,
+    window_fused_kernel(Operands in, index_t rows, int words, int capacity,
                         index_t* row_nnz, index_t* room_col, T* room_val, WindowTally* tally) {
   extern __shared__ __align__(16) unsigned char window_shared[];
   __shared__ BlockTally block;

@@ -579,6 +579,49 @@ TYPED_TEST(SpgemmGpu, WindowsGalerkinProductsWithCpuBits) {
   EXPECT_EQ(windowed, 8);  // level 0 of each problem
 }
 
+TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // R·(A·P) of every level of the four stencils' hierarchies in one call:
+  // 3D 27-pt's level-0 A·P (~125 products a row, 36000 rows) takes the fused
+  // path and its R·(AP) the window rows, which read A·P's rooms unpacked.
+  // With the device's policy, with window rows nowhere (A·P packed first)
+  // and everywhere, the CPU's pattern and bits.
+  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120},
+                            std::pair{Stencil::poisson2d_9, 120},
+                            std::pair{Stencil::poisson3d_7, 24},
+                            std::pair{Stencil::poisson3d_27, 33}}) {
+    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
+    for (const Level<T>& level : hierarchy.levels) {
+      const std::string what = std::string(stencil_name(stencil)) + ", " +
+                               std::to_string(level.A.rows) + " rows";
+      const CsrMatrix<T> expected = spgemm(level.R, spgemm(level.A, level.P));
+      const DeviceCsr<T> R = to_device(level.R), A = to_device(level.A),
+                         P = to_device(level.P);
+      const std::string policies[] = {"device's", "window rows nowhere", "window rows everywhere"};
+      for (int which = 0; which < 3; ++which) {
+        const CsrMatrix<T> actual = to_host(
+            which == 0 ? spgemm(R, A, P)
+                       : spgemm_detail::spgemm_under(R, A, P, window_rows<T>(which == 2)));
+        EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what << ", " << policies[which];
+        EXPECT_EQ(actual.col_idx, expected.col_idx) << what << ", " << policies[which];
+        EXPECT_EQ(actual.values, expected.values) << what << ", " << policies[which];
+      }
+    }
+  }
+}
+
+TYPED_TEST(SpgemmGpu, ChainsMismatchedShapesWithAClearError) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const DeviceCsr<T> A = to_device(testing::random_matrix<T>({30, 40, 3, 0.2, 0, false}, 5));
+  const DeviceCsr<T> B = to_device(testing::random_matrix<T>({40, 50, 3, 0.2, 0, false}, 6));
+  const DeviceCsr<T> C = to_device(testing::random_matrix<T>({60, 20, 3, 0.2, 0, false}, 7));
+  EXPECT_THROW(spgemm(A, B, C), InvalidInput);
+  EXPECT_THROW(spgemm(B, A, to_device(testing::random_matrix<T>({30, 20, 3, 0.2, 0, false}, 8))),
+               InvalidInput);
+}
+
 TYPED_TEST(SpgemmGpu, LeavesTheWindowRowsWhenAWindowIsTooWide) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
