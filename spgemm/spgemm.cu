@@ -171,6 +171,13 @@ unsigned grid_for(std::int64_t items, int per_block) {
   return static_cast<unsigned>((items + per_block - 1) / per_block);
 }
 
+/// What the fused path reads back after its numeric pass: nnz(C) and
+/// whether a row passed its room.
+struct FusedTally {
+  index_t nnz;
+  int overflow;
+};
+
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
 /// numeric) the bin sizes followed by the product total (symbolic) or the
 /// nnz(C) total (numeric) and, symbolic, the entry-wise rows; the cursors
@@ -182,6 +189,7 @@ struct Counters {
   int error;
   MergeTally merge;
   WindowTally window_fused, window;
+  FusedTally fused;
 };
 
 constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -629,23 +637,26 @@ struct Rooms {
   bool held() const { return offsets.size() > 0; }
 };
 
+/// Room offsets row·room for rows + 1 rows.
+__global__ void stride_offsets_kernel(index_t* offsets, index_t count, index_t room) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) offsets[i] = index_t(i * room);
+}
+
 /// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
 /// holds each row's product count (count pass). Each row is summed once, by
 /// the short-row or the shared-table kernel (a table sized by its products),
-/// into room for its products, which counts its entries; the scan of the
-/// counts places the rows, packed into C, or, with `keep`, left in their
-/// rooms for the next product to read (C then has no arrays). The symbolic
-/// pass it skips hashed every product (3D 27-pt's A·P: ~120 products onto
-/// ~12 columns per row).
+/// into a room of kFusedRoom entries, which counts its entries; the scan of
+/// the counts places the rows, with one read-back (nnz(C), any row past its
+/// room: then all rows again, into rooms of their products). The rows are
+/// packed into C or, with `keep`, left in their rooms for the next product
+/// to read (C then has no arrays). The symbolic pass it skips hashed every
+/// product (3D 27-pt's A·P: ~125 products onto ~12 columns per row).
 template <typename T>
 void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,
                    DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
                    std::size_t scan_bytes, cudaStream_t stream, Rooms<T>* keep) {
   const index_t rows = A.rows;
-  DeviceBuffer<index_t> room(std::size_t(rows) + 1, stream, "spgemm: product offsets");
-  BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
-                                                  C.row_ptr.data(), room.data(), rows + 1,
-                                                  stream));
   bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   const int shared_bins = policy.numeric_shared_bins();
   for (int bin = shared_bins + 1; bin <= policy.numeric_last_bin(); ++bin) {
@@ -654,24 +665,57 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
     require(short_rows || bins.count(bin) == 0,
             "spgemm: internal error: a fused product has rows past the shared tables");
   }
-  DeviceBuffer<index_t> staged_col(std::size_t(products), stream, "spgemm: unpacked columns");
-  DeviceBuffer<T> staged_val(std::size_t(products), stream, "spgemm: unpacked values");
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
-  fill_shared_rows(in, room.data(), staged_col.data(), staged_val.data(), C.row_ptr.data(),
-                   policy, bins, &bins.counters->error, stream);
-  fill_short_rows(in, B.cols, room.data(), staged_col.data(), staged_val.data(),
-                  C.row_ptr.data(), policy, bins, &bins.counters->error, stream);
-  if (keep != nullptr) {
+  // Each row's products (row_ptr[rows] is 0 since the count pass), kept
+  // for the second pass.
+  DeviceBuffer<index_t> row_products(std::size_t(rows) + 1, stream, "spgemm: row products");
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(row_products.data(), C.row_ptr.data(),
+                                    (std::size_t(rows) + 1) * sizeof(index_t),
+                                    cudaMemcpyDeviceToDevice, stream));
+  Rooms<T> rooms;
+  // Fills the rooms, counts into row_ptr, scans them; returns the tally.
+  const auto fill = [&](int* overflow) {
+    fill_shared_rows(in, rooms.offsets.data(), rooms.col.data(), rooms.val.data(),
+                     C.row_ptr.data(), policy, bins, overflow, stream);
+    fill_short_rows(in, B.cols, rooms.offsets.data(), rooms.col.data(), rooms.val.data(),
+                    C.row_ptr.data(), policy, bins, overflow, stream);
     BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
                                                     C.row_ptr.data(), C.row_ptr.data(),
-                                                    C.rows + 1, stream));
-    C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
-    *keep = Rooms<T>{std::move(room), std::move(staged_col), std::move(staged_val)};
+                                                    rows + 1, stream));
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(&bins.counters->fused.nnz, C.row_ptr.data() + rows,
+                                      sizeof(index_t), cudaMemcpyDeviceToDevice, stream));
+    FusedTally tally{};
+    read_back(&tally, &bins.counters->fused, sizeof(tally), stream);
+    return tally;
+  };
+  rooms.offsets = DeviceBuffer<index_t>(std::size_t(rows) + 1, stream, "spgemm: room offsets");
+  constexpr int Block = 256;
+  stride_offsets_kernel<<<grid_for(std::int64_t(rows) + 1, Block), Block, 0, stream>>>(
+      rooms.offsets.data(), rows + 1, kFusedRoom);
+  BINAMG_CHECK_LAUNCH();
+  rooms.col = DeviceBuffer<index_t>(std::size_t(rows) * kFusedRoom, stream, "spgemm: rooms");
+  rooms.val = DeviceBuffer<T>(std::size_t(rows) * kFusedRoom, stream, "spgemm: room values");
+  FusedTally tally = fill(&bins.counters->fused.overflow);
+  if (tally.overflow != 0) {
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(C.row_ptr.data(), row_products.data(),
+                                      (std::size_t(rows) + 1) * sizeof(index_t),
+                                      cudaMemcpyDeviceToDevice, stream));
+    BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes,
+                                                    row_products.data(), rooms.offsets.data(),
+                                                    rows + 1, stream));
+    rooms.col = DeviceBuffer<index_t>(std::size_t(products), stream, "spgemm: rooms");
+    rooms.val = DeviceBuffer<T>(std::size_t(products), stream, "spgemm: room values");
+    tally = fill(&bins.counters->error);
+  }
+  C.nnz = tally.nnz;
+  if (keep != nullptr) {
+    *keep = std::move(rooms);
     return;
   }
-  allocate_from_counts(C, bins, scan_bytes, stream);
-  pack_rows(RoomAtOffsets{room.data()}, staged_col.data(), staged_val.data(), C, stream);
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
 }
 
 /// Packs a product's kept rooms into its arrays.

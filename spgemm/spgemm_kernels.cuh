@@ -194,8 +194,9 @@ __global__ void __launch_bounds__(symbolic_block_threads<G>(), 2048 / symbolic_b
 /// at its rank among the row's columns while the row has at most
 /// kRankedRowMax, else after a bitonic sort over the next power of two of nnz.
 /// Sets *error if the row does not have exactly C's nnz; with `row_runs`,
-/// c_row_ptr gives each row room for its products instead (the table holds
-/// them all), and the row's nnz goes to row_runs[row] (see fused_product).
+/// c_row_ptr gives each row a room instead, the row's nnz goes to
+/// row_runs[row] and *error is set (nothing written) if it passes the room
+/// (see fused_product).
 template <int Items, typename T>
 __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows,
                                       index_t row_count, int table_size,
@@ -294,11 +295,12 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
   __syncwarp();
 
   const index_t start = c_row_ptr[row];
-  const index_t nnz = row_runs != nullptr ? found : c_row_ptr[row + 1] - start;
+  const index_t room = c_row_ptr[row + 1] - start;
+  const index_t nnz = row_runs != nullptr ? found : room;
   const bool all_fit = __all_sync(kWarp, fits);
-  if (lane == 0 && (!all_fit || found != nnz)) atomicExch(error, 1);
+  if (lane == 0 && (!all_fit || found != nnz || found > room)) atomicExch(error, 1);
   if (lane == 0 && row_runs != nullptr) row_runs[row] = found;
-  if (found != nnz) return;
+  if (found != nnz || found > room) return;
   if (found <= kRankedRowMax) {  // warp-uniform
     write_by_rank<32>(keys, values, found, lane, c_col + start, c_val + start);
     return;

@@ -65,6 +65,12 @@ constexpr int kNarrowMaxColumns = 1024;
 constexpr int kNarrowMaxRows = 65536;
 constexpr int kNarrowMaxMeanProducts = 1024;
 
+/// The fused path (fused_product) first gives each row a room of
+/// kFusedRoom entries, and rooms of its products only if a row has more
+/// (a second numeric pass): 3D 27-pt's A·P rows have at most 27 columns of
+/// ~125 products.
+constexpr int kFusedRoom = 32;
+
 /// Threads per block when several rows share a block (groups of up to a
 /// warp); the symbolic kernels' launch bounds use it.
 constexpr int kSmallBlock = 256;

@@ -100,9 +100,9 @@ __device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems])
 /// and compares of 64-bit ones, the sort's cost). Invariant: a run's sum
 /// equals the CPU's for that entry. Sub-warps past the bin's end idle through
 /// their warp's shuffles. Sets *error if the number of runs differs from C's
-/// nnz for the row; with `row_runs`, c_row_ptr gives each row room for its
-/// products instead, and the number of runs goes to row_runs[row] (see
-/// fused_product).
+/// nnz for the row; with `row_runs`, c_row_ptr gives each row a room
+/// instead, the number of runs goes to row_runs[row] and *error is set if
+/// they pass the room (which keeps the first; see fused_product).
 template <int Block, int Width, typename Key, typename T>
 __global__ void __launch_bounds__(Block)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
@@ -224,8 +224,7 @@ __global__ void __launch_bounds__(Block)
   if (active && lane == 0) {
     if (row_runs != nullptr)
       row_runs[row] = runs;
-    else if (runs != nnz)
-      atomicExch(error, 1);
+    if (row_runs != nullptr ? runs > nnz : runs != nnz) atomicExch(error, 1);
   }
 }
 

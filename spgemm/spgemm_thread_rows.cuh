@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreadRowBlock)
 /// the CPU reference's sum, bit for bit. The slots are then sorted by column
 /// (insertion: a handful, mostly in order) and written. Sets *error if the
 /// row's entries differ from C's nnz for the row; with `row_runs`,
-/// c_row_ptr gives each row room for its products instead and the row's nnz
-/// goes to row_runs[row] (see fused_product).
+/// c_row_ptr gives each row a room instead, the row's nnz goes to
+/// row_runs[row] and *error is set if it passes the room (see fused_product).
 template <typename T>
 __global__ void __launch_bounds__(kThreadRowBlock)
     numeric_thread_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kThreadRowBlock)
   }
   if (row_runs != nullptr) {
     row_runs[row] = count;
-    if (overflow) atomicExch(error, 1);
+    if (overflow || count > room) atomicExch(error, 1);
   } else if (overflow || count != room) {
     atomicExch(error, 1);
   }

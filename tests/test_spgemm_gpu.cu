@@ -579,6 +579,42 @@ TYPED_TEST(SpgemmGpu, WindowsGalerkinProductsWithCpuBits) {
   EXPECT_EQ(windowed, 8);  // level 0 of each problem
 }
 
+TYPED_TEST(SpgemmGpu, FusesRowsPastTheirRoomsInASecondPass) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 40000 rows of 32 entries onto B rows of 4 scattered columns of 4000:
+  // 128 products a row, 128 columns, past the fused path's rooms of
+  // kFusedRoom entries, so the rows are summed again into rooms of their
+  // products. Merged rows off; the CPU's pattern and bits.
+  ASSERT_LT(spgemm_detail::kFusedRoom, 100);
+  const CsrMatrix<T> A = spread_rows<T>(40000, 160000, 32);
+  CsrMatrix<T> B = zero_matrix<T>(160000, 4000);
+  for (index_t row = 0; row < B.rows; ++row) {
+    index_t cols[4];
+    for (int m = 0; m < 4; ++m) cols[m] = ((row * 7919) % 3989 + m * 997) % B.cols;
+    std::sort(cols, cols + 4);
+    for (int m = 0; m < 4; ++m) {
+      B.col_idx.push_back(cols[m]);
+      B.values.push_back(T(1) / T(1 + (row + m) % 9));
+    }
+    B.row_ptr[row + 1] = B.nnz();
+  }
+  const CsrMatrix<T> expected = spgemm(A, B);
+  ASSERT_GT(expected.nnz(), std::int64_t(A.rows) * 100);
+  expect_cpu_bits_and_longest(
+      spgemm_detail::spgemm_under(binned(to_device(A)), to_device(B), window_rows<T>(false)),
+      expected, -1, "rows of ~128 columns");
+  // The same product inside R·(A·B), R's rows of 2 entries through the
+  // window rows, which read A·B's rooms unpacked.
+  const CsrMatrix<T> R = spread_rows<T>(100, 40000, 2);
+  const CsrMatrix<T> chained = to_host(spgemm_detail::spgemm_under(
+      to_device(R), binned(to_device(A)), to_device(B), window_rows<T>(true)));
+  const CsrMatrix<T> expected_chain = spgemm(R, expected);
+  EXPECT_EQ(chained.row_ptr, expected_chain.row_ptr);
+  EXPECT_EQ(chained.col_idx, expected_chain.col_idx);
+  EXPECT_EQ(chained.values, expected_chain.values);
+}
+
 TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
