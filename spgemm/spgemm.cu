@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -226,18 +227,27 @@ struct Workspace {
 
   unsigned long long* tallies(int binning) { return counters->tallies[binning]; }
 
-  /// Reads the binning's tallies (synchronizes) and fills each bin's row list.
-  void distribute(int binning, index_t rows, cudaStream_t stream) {
+  /// Reads the binning's tallies (synchronizes) and places its bins.
+  void read_tallies(int binning, cudaStream_t stream) {
     read_back(host_tallies.data(), tallies(binning), sizeof(host_tallies), stream);
     offsets.start[0] = 0;
     offsets.start[1] = 0;  // bin 0 is never listed
     for (int bin = 1; bin < kMaxBins; ++bin)
       offsets.start[bin + 1] = offsets.start[bin] + index_t(host_tallies[bin]);
+  }
+
+  /// Fills each bin's row list (after read_tallies).
+  void scatter(int binning, index_t rows, cudaStream_t stream) {
     if (offsets.start[kMaxBins] == 0) return;  // every row in bin 0
     scatter_rows_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
                           stream>>>(bin_of_row, rows, offsets, counters->cursors[binning],
                                     rows_by_bin);
     BINAMG_CHECK_LAUNCH();
+  }
+
+  void distribute(int binning, index_t rows, cudaStream_t stream) {
+    read_tallies(binning, stream);
+    scatter(binning, rows, stream);
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
@@ -657,6 +667,22 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
                    DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
                    std::size_t scan_bytes, cudaStream_t stream, Rooms<T>* keep) {
   const index_t rows = A.rows;
+  // The rooms first: their allocations and offsets queue before the
+  // numeric binning's read-back, not after it.
+  // Each row's products (row_ptr[rows] is 0 since the count pass), kept
+  // for the second pass.
+  DeviceBuffer<index_t> row_products(std::size_t(rows) + 1, stream, "spgemm: row products");
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(row_products.data(), C.row_ptr.data(),
+                                    (std::size_t(rows) + 1) * sizeof(index_t),
+                                    cudaMemcpyDeviceToDevice, stream));
+  Rooms<T> rooms;
+  rooms.offsets = DeviceBuffer<index_t>(std::size_t(rows) + 1, stream, "spgemm: room offsets");
+  constexpr int Block = 256;
+  stride_offsets_kernel<<<grid_for(std::int64_t(rows) + 1, Block), Block, 0, stream>>>(
+      rooms.offsets.data(), rows + 1, kFusedRoom);
+  BINAMG_CHECK_LAUNCH();
+  rooms.col = DeviceBuffer<index_t>(std::size_t(rows) * kFusedRoom, stream, "spgemm: rooms");
+  rooms.val = DeviceBuffer<T>(std::size_t(rows) * kFusedRoom, stream, "spgemm: room values");
   bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
   const int shared_bins = policy.numeric_shared_bins();
   for (int bin = shared_bins + 1; bin <= policy.numeric_last_bin(); ++bin) {
@@ -667,13 +693,6 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
   }
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
-  // Each row's products (row_ptr[rows] is 0 since the count pass), kept
-  // for the second pass.
-  DeviceBuffer<index_t> row_products(std::size_t(rows) + 1, stream, "spgemm: row products");
-  BINAMG_CUDA_CHECK(cudaMemcpyAsync(row_products.data(), C.row_ptr.data(),
-                                    (std::size_t(rows) + 1) * sizeof(index_t),
-                                    cudaMemcpyDeviceToDevice, stream));
-  Rooms<T> rooms;
   // Fills the rooms, counts into row_ptr, scans them; returns the tally.
   const auto fill = [&](int* overflow) {
     fill_shared_rows(in, rooms.offsets.data(), rooms.col.data(), rooms.val.data(),
@@ -689,13 +708,6 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
     read_back(&tally, &bins.counters->fused, sizeof(tally), stream);
     return tally;
   };
-  rooms.offsets = DeviceBuffer<index_t>(std::size_t(rows) + 1, stream, "spgemm: room offsets");
-  constexpr int Block = 256;
-  stride_offsets_kernel<<<grid_for(std::int64_t(rows) + 1, Block), Block, 0, stream>>>(
-      rooms.offsets.data(), rows + 1, kFusedRoom);
-  BINAMG_CHECK_LAUNCH();
-  rooms.col = DeviceBuffer<index_t>(std::size_t(rows) * kFusedRoom, stream, "spgemm: rooms");
-  rooms.val = DeviceBuffer<T>(std::size_t(rows) * kFusedRoom, stream, "spgemm: room values");
   FusedTally tally = fill(&bins.counters->fused.overflow);
   if (tally.overflow != 0) {
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(C.row_ptr.data(), row_products.data(),
@@ -913,29 +925,42 @@ void with_window_shape(double mean_b_row, Body&& body) {
   return body(integral_constant<int, 32>{}, integral_constant<int, 1>{});
 }
 
+/// The fused window pass's rooms: kWindowFusedRoom entries for each row of C.
+template <typename T>
+struct WindowRooms {
+  DeviceBuffer<index_t> col;
+  DeviceBuffer<T> val;
+};
+
+/// Rooms for `rows` rows, or none if they would pass fused_budget.
+template <typename T>
+WindowRooms<T> window_rooms(index_t rows, const SpgemmPolicy& policy, cudaStream_t stream) {
+  const std::size_t entries = std::size_t(rows) * kWindowFusedRoom;
+  if (entries * (sizeof(index_t) + sizeof(T)) > policy.fused_budget) return {};
+  return {DeviceBuffer<index_t>(entries, stream, "spgemm: window rooms"),
+          DeviceBuffer<T>(entries, stream, "spgemm: window room values")};
+}
+
 /// Stages 3-4 by window rows in one pass (window_fused_kernel; B's rows
 /// through `in`, packed or in rooms, their mean length mean_b_row): each
 /// row into its room of kWindowFusedRoom entries, one read-back (nnz(C),
 /// the longest row, any crowded row), the scan and the rows packed into C.
-/// Returns false, with nothing of C written but its row offsets, if a row
-/// spans more than kWindowFusedWords words or has more columns than its
-/// room, or the rooms would pass fused_budget.
+/// Returns false, with nothing of C written but its row offsets, if there
+/// are no rooms (window_rooms) or a row spans more than kWindowFusedWords
+/// words or has more columns than its room.
 template <typename T, typename Operands>
 bool fused_windowed_product(const Operands& in, double mean_b_row, DeviceCsr<T>& C,
-                            const SpgemmPolicy& policy, Workspace& bins, std::size_t scan_bytes,
+                            WindowRooms<T>& rooms, Workspace& bins, std::size_t scan_bytes,
                             cudaStream_t stream) {
   constexpr int words = kWindowFusedWords, room = kWindowFusedRoom;
   constexpr std::size_t warp_bytes = window_warp_bytes<T>(words, room);
   static_assert(kWindowWarps * warp_bytes <= kWindowBlockShared, "a block of fused window rows");
   const index_t rows = C.rows;
-  if (std::uint64_t(rows) * room * (sizeof(index_t) + sizeof(T)) > policy.fused_budget)
-    return false;
-  DeviceBuffer<index_t> room_col(std::size_t(rows) * room, stream, "spgemm: window rooms");
-  DeviceBuffer<T> room_val(std::size_t(rows) * room, stream, "spgemm: window room values");
+  if (rooms.col.size() == 0) return false;
   with_window_shape(mean_b_row, [&](auto lanes, auto items) {
     window_fused_kernel<decltype(lanes)::value, decltype(items)::value, T>
         <<<grid_for(rows, kWindowWarps), kWindowWarps * 32, kWindowWarps * warp_bytes,
-           stream>>>(in, rows, words, room, C.row_ptr.data(), room_col.data(), room_val.data(),
+           stream>>>(in, rows, words, room, C.row_ptr.data(), rooms.col.data(), rooms.val.data(),
                      &bins.counters->window_fused);
     BINAMG_CHECK_LAUNCH();
   });
@@ -943,7 +968,7 @@ bool fused_windowed_product(const Operands& in, double mean_b_row, DeviceCsr<T>&
   read_back(&tally, &bins.counters->window_fused, sizeof(tally), stream);
   if (tally.crowded != 0) return false;
   allocate_counted(C, tally.nnz, tally.longest, bins, scan_bytes, stream);
-  pack_rows(RoomAtStride{room}, room_col.data(), room_val.data(), C, stream);
+  pack_rows(RoomAtStride{room}, rooms.col.data(), rooms.val.data(), C, stream);
   return true;
 }
 
@@ -960,7 +985,10 @@ bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>
   const double mean_b_row = double(B.nnz) / double(B.rows);
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
-  if (fused_windowed_product(in, mean_b_row, C, policy, bins, scan_bytes, stream)) return true;
+  {
+    WindowRooms<T> rooms = window_rooms<T>(A.rows, policy, stream);
+    if (fused_windowed_product(in, mean_b_row, C, rooms, bins, scan_bytes, stream)) return true;
+  }
   const index_t rows = A.rows;
   // The count keeps no order: half the fill's lanes per B row (8 at least)
   // keep more rows in flight (3D 27-pt's level-0 R·(AP): 0.140 ms on 8
@@ -1104,7 +1132,8 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
     count_products(std::integral_constant<int, 8>{});
   else
     count_products(std::integral_constant<int, 32>{});
-  bins.distribute(0, rows, stream);
+  // The whole sort and the fused path bin no rows for the symbolic pass.
+  bins.read_tallies(0, stream);
   const std::int64_t products = std::int64_t(bins.host_tallies[kMaxBins]);
   if (sorts_whole<T>(policy, rows, products)) {
     sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
@@ -1114,6 +1143,7 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
     fused_product(A, B, products, C, policy, bins, scan_bytes, stream, keep);
     return C;
   }
+  bins.scatter(0, rows, stream);
 
   // Stage 3, symbolic: exact row lengths, held in row_ptr until the scan.
   count_row_nnz(A, B, policy, bins, C.row_ptr.data(), stream);
@@ -1143,23 +1173,32 @@ template <typename T>
 DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
                           const SpgemmPolicy& policy, cudaStream_t stream) {
   require_multipliable(A, B, "spgemm");
+  // A·(B·C) takes the window rows exactly when B·C's columns pass the
+  // narrow kernels' (and so the dense columns') and B·C narrows: known from
+  // the shapes, so its shell, workspace and rooms are set up while B·C
+  // runs, and B·C's rooms are kept for it only then.
+  static_assert(kDenseMaxColumns <= kNarrowMaxColumns, "past narrow is past dense columns");
+  const bool windows = A.rows > 0 && B.rows > 0 && C.cols > kNarrowMaxColumns &&
+                       std::int64_t(C.cols) * policy.merge_narrowing <= B.rows &&
+                       A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
+  std::size_t scan_bytes = 0;
+  DeviceCsr<T> X;
+  std::optional<Workspace> bins;
+  WindowRooms<T> window;
+  if (windows) {
+    X = product_shell<T>(A.rows, C.cols, scan_bytes, stream);
+    bins.emplace(A.rows, scan_bytes, stream);
+    window = window_rooms<T>(A.rows, policy, stream);
+  }
   Rooms<T> rooms;
-  DeviceCsr<T> BC = multiply(B, C, policy, stream, &rooms);
+  DeviceCsr<T> BC = multiply(B, C, policy, stream, windows ? &rooms : nullptr);
   if (rooms.held()) {
-    // A's rows read BC's rooms where the window rows take A·BC, the path
-    // spgemm would give it; otherwise BC is packed first.
-    if (A.rows > 0 && !has_dense_columns(A, BC) && !is_narrow(A, BC) &&
-        has_window_rows(A, BC, policy)) {
-      std::size_t scan_bytes = 0;
-      DeviceCsr<T> X = product_shell<T>(A.rows, BC.cols, scan_bytes, stream);
-      Workspace bins(A.rows, scan_bytes, stream);
-      const RoomProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(),  A.values.data(),
-                                      BC.row_ptr.data(), rooms.offsets.data(), rooms.col.data(),
-                                      rooms.val.data()};
-      if (fused_windowed_product(in, double(BC.nnz) / double(BC.rows), X, policy, bins,
-                                 scan_bytes, stream))
-        return X;
-    }
+    const RoomProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(),  A.values.data(),
+                                    BC.row_ptr.data(), rooms.offsets.data(), rooms.col.data(),
+                                    rooms.val.data()};
+    if (fused_windowed_product(in, double(BC.nnz) / double(BC.rows), X, window, *bins,
+                               scan_bytes, stream))
+      return X;
     pack_rooms(BC, rooms, stream);
   }
   return multiply(A, BC, policy, stream, static_cast<Rooms<T>*>(nullptr));
