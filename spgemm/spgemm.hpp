@@ -36,18 +36,24 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// coarsest Galerkin R·(AP)), nor does a product into a space at least 4×
 /// smaller whose A rows average 64 entries or more (a warp per row marks its
 /// columns in a shared bit set over the row's window of columns and sums
-/// each column at its rank; rows spanning more than 16384 columns send the
-/// product on) or have at most 64 entries (sub-warps merge each row's
-/// sorted B rows; A's and B's max_row_length bound its buffers, measured
-/// where unknown); symbolic (count) then numeric (fill) pass, so
+/// each column at its rank, in one pass into rooms of 256 entries where the
+/// rows fit them, else a count pass first; rows spanning more than 16384
+/// columns send the product on) or have at most 64 entries (sub-warps merge
+/// each row's sorted B rows; A's and B's max_row_length bound its buffers,
+/// measured where unknown); a large product of short rows into such a space
+/// skips the symbolic pass (each row summed into a room of 32 entries, or of
+/// its products if a row has more, then packed); elsewhere symbolic (count)
+/// then numeric (fill) pass, so
 /// C is allocated exactly; (4) each row is sorted by column and written. Same
 /// structure as the CPU version; values sum in A's row order except for
 /// split dense long rows, whose slices are added in slice order, so they
 /// agree with the CPU to rounding (what the tests check). Deterministic: the
 /// same inputs give the same bits on every run. Synchronizes `stream` twice to
 /// read bin sizes and nnz(C), and twice more per pass that sorts rows (their
-/// entry and product totals); window and merged rows once (nnz(C)), plus
-/// once per unknown max_row_length (merged rows). Temporaries come from the binamg pool.
+/// entry and product totals); the fused path three times (once more for rooms
+/// of products); window and merged rows once (nnz(C)), window rows past their
+/// rooms twice, plus once per unknown max_row_length (merged rows).
+/// Temporaries come from the binamg pool.
 /// Throws InvalidInput on mismatched inner dimensions or nnz(C) past 2^31-1,
 /// DeviceError when the GPU runs out of memory.
 template <typename T>
