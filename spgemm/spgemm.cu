@@ -1193,9 +1193,9 @@ DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const De
   Rooms<T> rooms;
   DeviceCsr<T> BC = multiply(B, C, policy, stream, windows ? &rooms : nullptr);
   if (rooms.held()) {
-    const RoomProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(),  A.values.data(),
-                                    BC.row_ptr.data(), rooms.offsets.data(), rooms.col.data(),
-                                    rooms.val.data()};
+    const RoomProductOperands<T> in{{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                                     BC.row_ptr.data(), rooms.col.data(), rooms.val.data()},
+                                    rooms.offsets.data()};
     if (fused_windowed_product(in, double(BC.nnz) / double(BC.rows), X, window, *bins,
                                scan_bytes, stream))
       return X;

@@ -81,14 +81,8 @@ struct Window {
 /// (not packed): row i starts at b_room[i] and has as many entries as
 /// b_row_ptr[i + 1] - b_row_ptr[i] (C's row offsets of that product).
 template <typename T>
-struct RoomProductOperands {
-  const index_t* a_row_ptr;
-  const index_t* a_col;
-  const T* a_val;
-  const index_t* b_row_ptr;
+struct RoomProductOperands : ProductOperands<T> {
   const index_t* b_room;
-  const index_t* b_col;
-  const T* b_val;
 };
 
 /// Where B's row `inner` starts and how many entries it has.

@@ -12,6 +12,7 @@
 #include "sparse/transpose.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
+#include "support/same_matrix.hpp"
 
 namespace binamg {
 namespace {
@@ -36,21 +37,12 @@ std::vector<CsrMatrix<T>> test_matrices() {
           random_symmetric<T>(3000, 5)};
 }
 
-template <typename T>
-void expect_same_matrix(const CsrMatrix<T>& expected, const CsrMatrix<T>& actual) {
-  EXPECT_EQ(expected.rows, actual.rows);
-  EXPECT_EQ(expected.cols, actual.cols);
-  EXPECT_EQ(expected.row_ptr, actual.row_ptr);
-  EXPECT_EQ(expected.col_idx, actual.col_idx);
-  EXPECT_EQ(expected.values, actual.values);
-}
-
 TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   for (const auto& A : test_matrices<T>())
     for (double theta : {0.0, 0.1, 0.3})
-      expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+      testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
 }
 
 // A nonsymmetric pattern takes the transpose-and-union path (symmetric ones skip it).
@@ -62,7 +54,7 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
                              identity_matrix<T>(n));
   ASSERT_NE(A.col_idx, transpose(A).col_idx);  // the pattern really is nonsymmetric
   for (double theta : {0.0, 0.2})
-    expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+    testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
 }
 
 // The power iteration runs in double on both sides and differs only in the
@@ -120,7 +112,7 @@ TYPED_TEST(AmgGpuSetup, TentativeProlongatorEqualsCpu) {
     DeviceAggregates device_aggregates;
     device_aggregates.aggregate_of = to_device(aggregates.aggregate_of);
     device_aggregates.count = aggregates.count;
-    expect_same_matrix(tentative_prolongator<T>(aggregates),
+    testing::expect_same_matrix(tentative_prolongator<T>(aggregates),
                        to_host(tentative_prolongator<T>(device_aggregates)));
   }
 }

@@ -17,6 +17,7 @@
 #include "spgemm/spgemm_policy_gpu.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
+#include "support/same_matrix.hpp"
 
 namespace binamg {
 namespace {
@@ -168,6 +169,24 @@ CsrMatrix<T> spread_rows(index_t rows, index_t cols, index_t per_row) {
     for (index_t j = 0; j < per_row; ++j) {
       M.col_idx.push_back(j * stride + row % stride);
       M.values.push_back(T(1) / T(1 + (row + j) % 7));
+    }
+    M.row_ptr[row + 1] = M.nnz();
+  }
+  return M;
+}
+
+// rows×cols with `per_row` columns column(row, m), m < per_row, per row
+// (distinct; sorted here).
+template <typename T, typename Column>
+CsrMatrix<T> rows_of_columns(index_t rows, index_t cols, index_t per_row, Column&& column) {
+  CsrMatrix<T> M = zero_matrix<T>(rows, cols);
+  std::vector<index_t> own(per_row);
+  for (index_t row = 0; row < rows; ++row) {
+    for (index_t m = 0; m < per_row; ++m) own[m] = column(row, m);
+    std::sort(own.begin(), own.end());
+    for (index_t m = 0; m < per_row; ++m) {
+      M.col_idx.push_back(own[m]);
+      M.values.push_back(T(1) / T(1 + (row + m) % 7));
     }
     M.row_ptr[row + 1] = M.nnz();
   }
@@ -504,11 +523,8 @@ index_t longest_row(const CsrMatrix<T>& M) {
 template <typename T>
 void expect_cpu_bits_and_longest(const DeviceCsr<T>& C, const CsrMatrix<T>& expected,
                                  index_t longest, const std::string& what) {
-  const CsrMatrix<T> actual = to_host(C);
   EXPECT_EQ(C.max_row_length, longest) << what;
-  EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what;
-  EXPECT_EQ(actual.col_idx, expected.col_idx) << what;
-  EXPECT_EQ(actual.values, expected.values) << what;
+  testing::expect_same_matrix(expected, to_host(C), what);
 }
 
 // `left`·B on the GPU under `policy` has the CPU's pattern and bits, and came
@@ -522,22 +538,28 @@ void expect_recorded_cpu_bits(const DeviceCsr<T>& left, const CsrMatrix<T>& A,
                               expected, longest_row(expected), what);
 }
 
-// Calls visit(A, B, what) for the A·P and R·(AP) of every level of the four
-// stencils' hierarchies (2D at 120², 3D 7-pt at 24³, 27-pt at 33³).
+// Calls visit(level, where) for every level of the four stencils'
+// hierarchies (2D at 120², 3D 7-pt at 24³, 27-pt at 33³).
 template <typename T, typename Visit>
-void for_each_galerkin_product(Visit&& visit) {
+void for_each_galerkin_level(Visit&& visit) {
   for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120},
                             std::pair{Stencil::poisson2d_9, 120},
                             std::pair{Stencil::poisson3d_7, 24},
                             std::pair{Stencil::poisson3d_27, 33}}) {
     const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
-    for (const Level<T>& level : hierarchy.levels) {
-      const std::string where =
-          std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows";
-      visit(level.A, level.P, "A·P of " + where);
-      visit(level.R, spgemm(level.A, level.P), "R·(AP) of " + where);
-    }
+    for (const Level<T>& level : hierarchy.levels)
+      visit(level,
+            std::string(stencil_name(stencil)) + ", " + std::to_string(level.A.rows) + " rows");
   }
+}
+
+// Calls visit(A, B, what) for the A·P and R·(AP) of every such level.
+template <typename T, typename Visit>
+void for_each_galerkin_product(Visit&& visit) {
+  for_each_galerkin_level<T>([&](const Level<T>& level, const std::string& where) {
+    visit(level.A, level.P, "A·P of " + where);
+    visit(level.R, spgemm(level.A, level.P), "R·(AP) of " + where);
+  });
 }
 
 TYPED_TEST(SpgemmGpu, MergesGalerkinProductsWithCpuBits) {
@@ -588,17 +610,8 @@ TYPED_TEST(SpgemmGpu, FusesRowsPastTheirRoomsInASecondPass) {
   // products. Merged rows off; the CPU's pattern and bits.
   ASSERT_LT(spgemm_detail::kFusedRoom, 100);
   const CsrMatrix<T> A = spread_rows<T>(40000, 160000, 32);
-  CsrMatrix<T> B = zero_matrix<T>(160000, 4000);
-  for (index_t row = 0; row < B.rows; ++row) {
-    index_t cols[4];
-    for (int m = 0; m < 4; ++m) cols[m] = ((row * 7919) % 3989 + m * 997) % B.cols;
-    std::sort(cols, cols + 4);
-    for (int m = 0; m < 4; ++m) {
-      B.col_idx.push_back(cols[m]);
-      B.values.push_back(T(1) / T(1 + (row + m) % 9));
-    }
-    B.row_ptr[row + 1] = B.nnz();
-  }
+  const CsrMatrix<T> B = rows_of_columns<T>(
+      160000, 4000, 4, [](index_t row, index_t m) { return ((row * 7919) % 3989 + m * 997) % 4000; });
   const CsrMatrix<T> expected = spgemm(A, B);
   ASSERT_GT(expected.nnz(), std::int64_t(A.rows) * 100);
   expect_cpu_bits_and_longest(
@@ -607,12 +620,11 @@ TYPED_TEST(SpgemmGpu, FusesRowsPastTheirRoomsInASecondPass) {
   // The same product inside R·(A·B), R's rows of 2 entries through the
   // window rows, which read A·B's rooms unpacked.
   const CsrMatrix<T> R = spread_rows<T>(100, 40000, 2);
-  const CsrMatrix<T> chained = to_host(spgemm_detail::spgemm_under(
-      to_device(R), binned(to_device(A)), to_device(B), window_rows<T>(true)));
-  const CsrMatrix<T> expected_chain = spgemm(R, expected);
-  EXPECT_EQ(chained.row_ptr, expected_chain.row_ptr);
-  EXPECT_EQ(chained.col_idx, expected_chain.col_idx);
-  EXPECT_EQ(chained.values, expected_chain.values);
+  testing::expect_same_matrix(spgemm(R, expected),
+                              to_host(spgemm_detail::spgemm_under(to_device(R), binned(to_device(A)),
+                                                                  to_device(B),
+                                                                  window_rows<T>(true))),
+                              "R·(A·B), rows of ~128 columns");
 }
 
 TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
@@ -623,28 +635,18 @@ TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
   // path and its R·(AP) the window rows, which read A·P's rooms unpacked.
   // With the device's policy, with window rows nowhere (A·P packed first)
   // and everywhere, the CPU's pattern and bits.
-  for (auto [stencil, n] : {std::pair{Stencil::poisson2d_5, 120},
-                            std::pair{Stencil::poisson2d_9, 120},
-                            std::pair{Stencil::poisson3d_7, 24},
-                            std::pair{Stencil::poisson3d_27, 33}}) {
-    const Hierarchy<T> hierarchy = build_hierarchy(poisson<T>(stencil, n));
-    for (const Level<T>& level : hierarchy.levels) {
-      const std::string what = std::string(stencil_name(stencil)) + ", " +
-                               std::to_string(level.A.rows) + " rows";
-      const CsrMatrix<T> expected = spgemm(level.R, spgemm(level.A, level.P));
-      const DeviceCsr<T> R = to_device(level.R), A = to_device(level.A),
-                         P = to_device(level.P);
-      const std::string policies[] = {"device's", "window rows nowhere", "window rows everywhere"};
-      for (int which = 0; which < 3; ++which) {
-        const CsrMatrix<T> actual = to_host(
-            which == 0 ? spgemm(R, A, P)
-                       : spgemm_detail::spgemm_under(R, A, P, window_rows<T>(which == 2)));
-        EXPECT_EQ(actual.row_ptr, expected.row_ptr) << what << ", " << policies[which];
-        EXPECT_EQ(actual.col_idx, expected.col_idx) << what << ", " << policies[which];
-        EXPECT_EQ(actual.values, expected.values) << what << ", " << policies[which];
-      }
+  for_each_galerkin_level<T>([](const Level<T>& level, const std::string& where) {
+    const CsrMatrix<T> expected = spgemm(level.R, spgemm(level.A, level.P));
+    const DeviceCsr<T> R = to_device(level.R), A = to_device(level.A), P = to_device(level.P);
+    const std::string policies[] = {"device's", "window rows nowhere", "window rows everywhere"};
+    for (int which = 0; which < 3; ++which) {
+      testing::expect_same_matrix(
+          expected,
+          to_host(which == 0 ? spgemm(R, A, P)
+                             : spgemm_detail::spgemm_under(R, A, P, window_rows<T>(which == 2))),
+          where + ", " + policies[which]);
     }
-  }
+  });
 }
 
 TYPED_TEST(SpgemmGpu, ChainsMismatchedShapesWithAClearError) {
@@ -695,12 +697,8 @@ TYPED_TEST(SpgemmGpu, CountsWindowRowsWhenARowPassesItsRoom) {
   // with the CPU's bits and the longest row recorded.
   ASSERT_LT(spgemm_detail::kWindowFusedRoom, 400);
   const CsrMatrix<T> A = spread_rows<T>(300, 16000, 400);
-  CsrMatrix<T> B = zero_matrix<T>(16000, 4000);
-  for (index_t row = 0; row < B.rows; ++row) {
-    B.col_idx.push_back(row / 4);
-    B.values.push_back(T(1) / T(1 + row % 5));
-    B.row_ptr[row + 1] = B.nnz();
-  }
+  const CsrMatrix<T> B =
+      rows_of_columns<T>(16000, 4000, 1, [](index_t row, index_t) { return row / 4; });
   expect_recorded_cpu_bits(binned(to_device(A)), A, B, window_rows<T>(true),
                            "rows of 400 columns");
 }
