@@ -97,14 +97,19 @@ __device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems])
 /// to right (its bounds from the runs' first slots, placed by rank when the
 /// heads are found), all runs at once, and writes it at rank r. Keys are
 /// 32-bit when the columns leave room for the position (half the shuffles
-/// and compares of 64-bit ones, the sort's cost). Invariant: a run's sum
+/// and compares of 64-bit ones, the sort's cost). The kernel is bound by
+/// its shared-memory wavefronts, shuffles and global tag lookups (~265 a
+/// row on 3D 27-pt's level-0 A·P, ncu), so the run heads come from
+/// registers and the sums read two slots per load. Invariant: a run's sum
 /// equals the CPU's for that entry. Sub-warps past the bin's end idle through
 /// their warp's shuffles. Sets *error if the number of runs differs from C's
 /// nnz for the row; with `row_runs`, c_row_ptr gives each row a room
 /// instead, the number of runs goes to row_runs[row] and *error is set if
 /// they pass the room (which keeps the first; see fused_product).
 template <int Block, int Width, typename Key, typename T>
-__global__ void __launch_bounds__(Block)
+// 32 registers at most, so that 2048 threads fit an SM (with 32-bit keys;
+// 64-bit keys would spill).
+__global__ void __launch_bounds__(Block, sizeof(Key) == 4 ? 2048 / Block : 1)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
                               const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error,
                               index_t* row_runs) {
@@ -132,6 +137,11 @@ __global__ void __launch_bounds__(Block)
   const index_t row = active ? rows[slot] : 0;
   const index_t a_begin = active ? in.a_row_ptr[row] : 0;
   const int entries = active ? int(in.a_row_ptr[row + 1] - a_begin) : 0;
+  // Loaded now, used at the end: their latency hides behind the row's work.
+  const index_t start = active ? c_row_ptr[row] : 0;
+  const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
+  const unsigned sub_warp = group_mask<Width>();
+  const unsigned lower_lanes = sub_warp & ((1u << (threadIdx.x % 32)) - 1u);
 
   // Offsets of the entries' products: a scan of the B row lengths, Width
   // entries per step (the loop runs to the warp's longest row: shuffles).
@@ -188,36 +198,52 @@ __global__ void __launch_bounds__(Block)
   __syncwarp();  // every value is read before any is overwritten
   store_slots(&keys[group][lane * kShortItems], sorted);
   store_slots(&values[group][lane * kShortItems], ordered);
-  __syncwarp();
 
-  // Run heads, the slots whose column differs from the previous slot's:
-  // each goes to slot_bytes at its rank (the heads of earlier steps, then of
-  // lower lanes), which the expansion no longer reads.
-  const unsigned sub_warp = group_mask<Width>();
-  const unsigned group_shift = (threadIdx.x % 32) & ~unsigned(Width - 1);
-  int runs = 0;
+  // Run heads, the slots whose column differs from the previous slot's,
+  // found in registers (the lane before holds the slot before a lane's
+  // first): each goes to slot_bytes at its rank, the heads of lower lanes
+  // (counted by bit planes of the lanes' head counts) and then its own.
+  const Key last_before = __shfl_up_sync(kWarp, sorted[kShortItems - 1], 1, Width);
+  unsigned own_heads = 0;
 #pragma unroll
-  for (int base = 0; base < Capacity; base += Width) {
-    const int q = base + lane;
-    const bool head =
-        q < total && (q == 0 || (keys[group][q - 1] >> kShortPositionBits) !=
-                                    (keys[group][q] >> kShortPositionBits));
-    const unsigned heads = (__ballot_sync(kWarp, head) & sub_warp) >> group_shift;
-    if (head) slot_bytes[group][runs + __popc(heads & ((1u << lane) - 1u))] = (unsigned char)q;
-    runs += __popc(heads);
+  for (int j = 0; j < kShortItems; ++j) {
+    const int q = lane * kShortItems + j;
+    const Key previous = j == 0 ? last_before : sorted[j - 1];
+    const bool head = q < total && (q == 0 || (previous >> kShortPositionBits) !=
+                                                  (sorted[j] >> kShortPositionBits));
+    own_heads |= unsigned(head) << j;
   }
+  const int own_runs = __popc(own_heads);
+  int rank = 0, runs = 0;
+#pragma unroll
+  for (int bit = 0; (kShortItems >> bit) != 0; ++bit) {
+    const unsigned set = __ballot_sync(kWarp, (own_runs >> bit) & 1) & sub_warp;
+    rank += __popc(set & lower_lanes) << bit;
+    runs += __popc(set) << bit;
+  }
+#pragma unroll
+  for (int j = 0; j < kShortItems; ++j)
+    if ((own_heads >> j) & 1) slot_bytes[group][rank++] = (unsigned char)(lane * kShortItems + j);
   __syncwarp();
 
   // Run r goes to lane r % Width: all runs are summed at once, each left to
-  // right up to the next run's first slot (or the row's last product), and
-  // written at rank r.
-  const index_t start = active ? c_row_ptr[row] : 0;
-  const index_t nnz = active ? c_row_ptr[row + 1] - start : 0;
+  // right up to the next run's first slot (or the row's last product), two
+  // slots per load, and written at rank r.
+  struct alignas(2 * sizeof(T)) Pair {
+    T first, second;
+  };
   for (int r = lane; r < runs && r < nnz; r += Width) {
     const int head = slot_bytes[group][r];
     const int end = r + 1 < runs ? int(slot_bytes[group][r + 1]) : int(total);
     T sum = values[group][head];
-    for (int q = head + 1; q < end; ++q) sum += values[group][q];
+    int q = head + 1;
+    if (q % 2 != 0 && q < end) sum += values[group][q++];
+    for (; q + 1 < end; q += 2) {
+      const Pair pair = *reinterpret_cast<const Pair*>(&values[group][q]);
+      sum += pair.first;
+      sum += pair.second;
+    }
+    if (q < end) sum += values[group][q];
     c_col[start + r] = index_t(keys[group][head] >> kShortPositionBits);
     c_val[start + r] = sum;
   }
