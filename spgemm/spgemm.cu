@@ -180,13 +180,14 @@ struct FusedTally {
 };
 
 /// Counters of one call, cleared together: per binning (0 symbolic, 1
-/// numeric) the bin sizes followed by the product total (symbolic) or the
-/// nnz(C) total (numeric) and, symbolic, the entry-wise rows; the cursors
+/// numeric, 2 the count pass's numeric binning for the fused path) the bin
+/// sizes followed by the product total (symbolic) or the nnz(C) total
+/// (numeric) and, symbolic, the entry-wise rows; the cursors
 /// that scatter rows into their bins; the numeric pass's error flag; the
 /// merged rows' and the window rows' count passes.
 struct Counters {
-  unsigned long long tallies[2][kMaxBins + 2];
-  index_t cursors[2][kMaxBins];
+  unsigned long long tallies[3][kMaxBins + 2];
+  index_t cursors[3][kMaxBins];
   int error;
   MergeTally merge;
   WindowTally window_fused, window;
@@ -202,22 +203,28 @@ constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 *
 /// temporary storage of the row-offset scan. The host reads a binning's
 /// bin sizes in one copy.
 struct Workspace {
+  static constexpr int kFusedBinning = 2;
+  using Tallies = std::array<unsigned long long, kMaxBins + 2>;
   DeviceBuffer<unsigned char> memory;
   Counters* counters;
   std::uint8_t* bin_of_row;
+  std::uint8_t* fused_bin_of_row;  // the count pass's numeric binning (FusedBinning)
   index_t* rows_by_bin;
   void* scan_storage;
-  std::array<unsigned long long, kMaxBins + 2> host_tallies{};
+  Tallies host_tallies{};
+  Tallies fused_tallies{};  // read with the count pass's tallies
   BinOffsets offsets{};
 
   Workspace(index_t rows, std::size_t scan_bytes, cudaStream_t stream)
-      : memory(align_up(sizeof(Counters)) + align_up(std::size_t(rows)) +
+      : memory(align_up(sizeof(Counters)) + 2 * align_up(std::size_t(rows)) +
                    align_up(std::size_t(rows) * sizeof(index_t)) + scan_bytes,
                stream, "spgemm: workspace") {
     unsigned char* next = memory.data();
     counters = reinterpret_cast<Counters*>(next);
     next += align_up(sizeof(Counters));
     bin_of_row = next;
+    next += align_up(std::size_t(rows));
+    fused_bin_of_row = next;
     next += align_up(std::size_t(rows));
     rows_by_bin = reinterpret_cast<index_t*>(next);
     next += align_up(std::size_t(rows) * sizeof(index_t));
@@ -230,19 +237,30 @@ struct Workspace {
   /// Reads the binning's tallies (synchronizes) and places its bins.
   void read_tallies(int binning, cudaStream_t stream) {
     read_back(host_tallies.data(), tallies(binning), sizeof(host_tallies), stream);
-    offsets.start[0] = 0;
-    offsets.start[1] = 0;  // bin 0 is never listed
-    for (int bin = 1; bin < kMaxBins; ++bin)
-      offsets.start[bin + 1] = offsets.start[bin] + index_t(host_tallies[bin]);
+    place_bins();
+  }
+
+  /// After a count pass with its FusedBinning on: its two binnings'
+  /// tallies in one read-back; the symbolic bins are placed.
+  void read_count_and_fused_tallies(cudaStream_t stream) {
+    static_assert(sizeof(Counters::tallies[0]) == sizeof(Tallies), "a binning's tallies");
+    std::array<Tallies, 3> all;
+    read_back(all.data(), counters->tallies, sizeof(all), stream);
+    host_tallies = all[0];
+    fused_tallies = all[kFusedBinning];
+    place_bins();
+  }
+
+  /// Places and fills the bins of the count pass's numeric binning.
+  void distribute_fused(index_t rows, cudaStream_t stream) {
+    host_tallies = fused_tallies;
+    place_bins();
+    scatter_from(fused_bin_of_row, kFusedBinning, rows, stream);
   }
 
   /// Fills each bin's row list (after read_tallies).
   void scatter(int binning, index_t rows, cudaStream_t stream) {
-    if (offsets.start[kMaxBins] == 0) return;  // every row in bin 0
-    scatter_rows_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
-                          stream>>>(bin_of_row, rows, offsets, counters->cursors[binning],
-                                    rows_by_bin);
-    BINAMG_CHECK_LAUNCH();
+    scatter_from(bin_of_row, binning, rows, stream);
   }
 
   void distribute(int binning, index_t rows, cudaStream_t stream) {
@@ -251,6 +269,7 @@ struct Workspace {
   }
 
   index_t count(int bin) const { return index_t(host_tallies[bin]); }
+
   /// After the count pass: rows of the entry-wise class.
   unsigned long long rows_entrywise() const { return host_tallies[kMaxBins + 1]; }
   /// The launches for bins first..last of one kernel family, whose table or
@@ -275,6 +294,23 @@ struct Workspace {
   /// Rows in bins 1 and up (every row a kernel handles), listed from rows_of(1).
   index_t listed() const { return offsets.start[kMaxBins]; }
   const index_t* rows_of(int bin) const { return rows_by_bin + offsets.start[bin]; }
+
+ private:
+  void place_bins() {
+    offsets.start[0] = 0;
+    offsets.start[1] = 0;  // bin 0 is never listed
+    for (int bin = 1; bin < kMaxBins; ++bin)
+      offsets.start[bin + 1] = offsets.start[bin] + index_t(host_tallies[bin]);
+  }
+
+  void scatter_from(const std::uint8_t* bins_of_rows, int binning, index_t rows,
+                    cudaStream_t stream) {
+    if (offsets.start[kMaxBins] == 0) return;  // every row in bin 0
+    scatter_rows_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
+                          stream>>>(bins_of_rows, rows, offsets, counters->cursors[binning],
+                                    rows_by_bin);
+    BINAMG_CHECK_LAUNCH();
+  }
 };
 
 /// Rows below which a bin joins the next one's launch (Workspace::for_each_launch).
@@ -284,6 +320,13 @@ index_t few_rows(const SpgemmPolicy& policy) {
 
 BinRule rule_for(const SpgemmPolicy& policy, int shared_bins) {
   return BinRule{log2_of(policy.min_table), shared_bins};
+}
+
+NumericBinRule numeric_bin_rule(const SpgemmPolicy& policy) {
+  return {rule_for(policy, policy.numeric_shared_bins()), policy.numeric_short_bin(0),
+          policy.numeric_entrywise_bin(1) - 1,
+          NumericTableRule{policy.numeric_slack_num, policy.numeric_slack_den,
+                           policy.numeric_sparse_slack, policy.numeric_sparse_table}};
 }
 
 /// Blocks for a long-row bin: enough to fill the GPU, no more than the
@@ -498,14 +541,8 @@ unsigned long long bin_for_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
     const NumericClassRule classes{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(),
                                    policy.entrywise_min_b_length, classes_in_bins};
     bin_by_nnz_kernel<<<grid_for(rows, kThreadsPerRowKernel), kThreadsPerRowKernel, 0,
-                        stream>>>(row_sizes, sizes_are_offsets, rows,
-                                  rule_for(policy, policy.numeric_shared_bins()), classes,
-                                  policy.numeric_short_bin(0), policy.numeric_entrywise_bin(1) - 1,
-                                  NumericTableRule{policy.numeric_slack_num,
-                                                   policy.numeric_slack_den,
-                                                   policy.numeric_sparse_slack,
-                                                   policy.numeric_sparse_table},
-                                  bins.bin_of_row, bins.tallies(1),
+                        stream>>>(row_sizes, sizes_are_offsets, rows, classes,
+                                  numeric_bin_rule(policy), bins.bin_of_row, bins.tallies(1),
                                   bins.tallies(1) + kMaxBins);
     BINAMG_CHECK_LAUNCH();
   }
@@ -557,19 +594,26 @@ void sort_whole_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64
   all.fill(C, &bins.counters->error);
 }
 
+/// Whether B's shape lets A·B take the fused path (fuses_rows), before
+/// its products are counted: the count pass then bins for it too.
+template <typename T>
+bool may_fuse_rows(const SpgemmPolicy& policy, const DeviceCsr<T>& B) {
+  return std::int64_t(B.cols) * policy.fused_narrowing <= B.rows;
+}
+
 /// Whether the count pass's product may skip the symbolic pass
 /// (SpgemmPolicy::fused_min_products): rows in symbolic bins up to max_bin,
 /// the largest holding rows of at most its table's products.
 template <typename T>
 bool fuses_rows(const SpgemmPolicy& policy, const DeviceCsr<T>& B, index_t rows,
                 std::int64_t products, int max_bin, const Workspace& bins) {
+  if (!may_fuse_rows(policy, B)) return false;
   std::int64_t most_products = 1;  // bound of the largest non-empty bin
   for (int bin = 1; bin <= max_bin; ++bin)
     if (bins.count(bin) > 0) most_products = std::int64_t(policy.min_table) << (bin - 1);
   return bins.rows_entrywise() == 0 && most_products <= policy.fused_max_row_products &&
          products >= policy.fused_min_products &&
          products >= std::int64_t(policy.fused_min_mean) * rows &&
-         std::int64_t(B.cols) * policy.fused_narrowing <= B.rows &&
          std::uint64_t(products) * (sizeof(index_t) + sizeof(T)) <= policy.fused_budget;
 }
 
@@ -653,10 +697,19 @@ __global__ void stride_offsets_kernel(index_t* offsets, index_t count, index_t r
   if (i < count) offsets[i] = index_t(i * room);
 }
 
+/// Packs a product's kept rooms into its arrays.
+template <typename T>
+void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
+  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
+  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
+  rooms = Rooms<T>();
+}
+
 /// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
-/// holds each row's product count (count pass). Each row is summed once, by
-/// the short-row or the shared-table kernel (a table sized by its products),
-/// into a room of kFusedRoom entries, which counts its entries; the scan of
+/// holds each row's product count and the count pass has binned the rows
+/// (FusedBinning). Each row is summed once, by the short-row or the
+/// shared-table kernel (a table sized by its products), into a room of kFusedRoom entries, which counts its entries; the scan of
 /// the counts places the rows, with one read-back (nnz(C), any row past its
 /// room: then all rows again, into rooms of their products). The rows are
 /// packed into C or, with `keep`, left in their rooms for the next product
@@ -667,10 +720,8 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
                    DeviceCsr<T>& C, const SpgemmPolicy& policy, Workspace& bins,
                    std::size_t scan_bytes, cudaStream_t stream, Rooms<T>* keep) {
   const index_t rows = A.rows;
-  // The rooms first: their allocations and offsets queue before the
-  // numeric binning's read-back, not after it.
   // Each row's products (row_ptr[rows] is 0 since the count pass), kept
-  // for the second pass.
+  // for the second pass: the first overwrites row_ptr with the rows' counts.
   DeviceBuffer<index_t> row_products(std::size_t(rows) + 1, stream, "spgemm: row products");
   BINAMG_CUDA_CHECK(cudaMemcpyAsync(row_products.data(), C.row_ptr.data(),
                                     (std::size_t(rows) + 1) * sizeof(index_t),
@@ -683,7 +734,7 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
   BINAMG_CHECK_LAUNCH();
   rooms.col = DeviceBuffer<index_t>(std::size_t(rows) * kFusedRoom, stream, "spgemm: rooms");
   rooms.val = DeviceBuffer<T>(std::size_t(rows) * kFusedRoom, stream, "spgemm: room values");
-  bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, policy, bins, stream);
+  bins.distribute_fused(rows, stream);
   const int shared_bins = policy.numeric_shared_bins();
   for (int bin = shared_bins + 1; bin <= policy.numeric_last_bin(); ++bin) {
     const bool short_rows =
@@ -721,22 +772,10 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
     tally = fill(&bins.counters->error);
   }
   C.nnz = tally.nnz;
-  if (keep != nullptr) {
+  if (keep != nullptr)
     *keep = std::move(rooms);
-    return;
-  }
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
-  pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
-}
-
-/// Packs a product's kept rooms into its arrays.
-template <typename T>
-void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
-  pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
-  rooms = Rooms<T>();
+  else
+    pack_rooms(C, rooms, stream);
 }
 
 /// Whether A·B is narrow (see kNarrowMaxColumns).
@@ -800,12 +839,11 @@ index_t longest_row_of(const DeviceCsr<T>& M, cudaStream_t stream) {
   return M.max_row_length >= 0 ? M.max_row_length : max_row_length(M, stream);
 }
 
-/// Whether B maps into a space merge_narrowing times smaller (a
-/// prolongator's coarse space): the products that merged or window rows may
-/// take.
-template <typename T>
-bool narrows(const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
-  return B.rows > 0 && std::int64_t(B.cols) * policy.merge_narrowing <= B.rows;
+/// Whether a B of b_rows × b_cols maps into a space merge_narrowing times
+/// smaller (a prolongator's coarse space): the products that merged or
+/// window rows may take.
+inline bool narrows(index_t b_rows, index_t b_cols, const SpgemmPolicy& policy) {
+  return b_rows > 0 && std::int64_t(b_cols) * policy.merge_narrowing <= b_rows;
 }
 
 /// Whether A·B is heavy (merge_heavy_mean, merge_heavy_products): merged
@@ -825,7 +863,7 @@ template <typename T>
 MergeShape merge_shape(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy,
                        cudaStream_t stream) {
   MergeShape shape;
-  if (!narrows(B, policy) || is_heavy(A, B, policy)) return shape;
+  if (!narrows(B.rows, B.cols, policy) || is_heavy(A, B, policy)) return shape;
   // A mean row past the bound needs no read-back of the longest row.
   if (A.nnz > std::int64_t(kMergeMaxEntries) * A.rows) return shape;
   const index_t a_longest = longest_row_of(A, stream);
@@ -904,12 +942,14 @@ bool merged_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const MergeSha
   return merged;
 }
 
-/// Whether A·B goes to the window rows (spgemm_window_rows.cuh): a
-/// narrowing product, heavy or not, whose A rows average
-/// window_min_mean_entries or more.
+/// Whether A·B, B of b_rows × b_cols, goes to the window rows
+/// (spgemm_window_rows.cuh): a narrowing product, heavy or not, whose A rows
+/// average window_min_mean_entries or more.
 template <typename T>
-bool has_window_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmPolicy& policy) {
-  return narrows(B, policy) && A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
+bool has_window_rows(const DeviceCsr<T>& A, index_t b_rows, index_t b_cols,
+                     const SpgemmPolicy& policy) {
+  return narrows(b_rows, b_cols, policy) &&
+         A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
 }
 
 /// Calls body(std::integral_constant<int, G>, std::integral_constant<int, I>)
@@ -1092,7 +1132,7 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
     return C;
   }
 
-  if (has_window_rows(A, B, policy) && windowed_product(A, B, C, policy, bins, scan_bytes, stream))
+  if (has_window_rows(A, B.rows, B.cols, policy) && windowed_product(A, B, C, policy, bins, scan_bytes, stream))
     return C;
   const MergeShape shape = merge_shape(A, B, policy, stream);
   if (shape.width > 0 && merged_product(A, B, shape, C, bins, scan_bytes, stream))
@@ -1109,6 +1149,10 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
       max_bin > shared_bins ? std::int64_t(policy.symbolic_max_table) *
                                   policy.symbolic_load_num / policy.symbolic_load_den
                             : std::numeric_limits<std::int64_t>::max();
+  const bool may_fuse = may_fuse_rows(policy, B);
+  const FusedBinning fused_binning{numeric_bin_rule(policy),
+                                   may_fuse ? bins.fused_bin_of_row : nullptr,
+                                   bins.tallies(Workspace::kFusedBinning)};
   const auto count_products = [&](auto lanes) {
     constexpr int Width = decltype(lanes)::value;
     constexpr int Block = kThreadsPerRowKernel;
@@ -1118,7 +1162,7 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
     bin_by_products_kernel<Block, Width><<<blocks, Block, 0, stream>>>(
         A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), rows, rule_for(policy, shared_bins),
         max_bin, global_above, policy.entrywise_min_b_length, C.row_ptr.data(), bins.bin_of_row,
-        bins.tallies(0));
+        bins.tallies(0), fused_binning);
     BINAMG_CHECK_LAUNCH();
   };
   // Lanes per row of A from its mean length and its rows: one thread for
@@ -1133,7 +1177,10 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
   else
     count_products(std::integral_constant<int, 32>{});
   // The whole sort and the fused path bin no rows for the symbolic pass.
-  bins.read_tallies(0, stream);
+  if (may_fuse)
+    bins.read_count_and_fused_tallies(stream);
+  else
+    bins.read_tallies(0, stream);
   const std::int64_t products = std::int64_t(bins.host_tallies[kMaxBins]);
   if (sorts_whole<T>(policy, rows, products)) {
     sort_whole_product(A, B, products, C, bins, scan_bytes, stream);
@@ -1178,9 +1225,8 @@ DeviceCsr<T> spgemm_under(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const De
   // the shapes, so its shell, workspace and rooms are set up while B·C
   // runs, and B·C's rooms are kept for it only then.
   static_assert(kDenseMaxColumns <= kNarrowMaxColumns, "past narrow is past dense columns");
-  const bool windows = A.rows > 0 && B.rows > 0 && C.cols > kNarrowMaxColumns &&
-                       std::int64_t(C.cols) * policy.merge_narrowing <= B.rows &&
-                       A.nnz >= std::int64_t(policy.window_min_mean_entries) * A.rows;
+  const bool windows =
+      A.rows > 0 && C.cols > kNarrowMaxColumns && has_window_rows(A, B.rows, C.cols, policy);
   std::size_t scan_bytes = 0;
   DeviceCsr<T> X;
   std::optional<Workspace> bins;

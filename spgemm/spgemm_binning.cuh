@@ -49,6 +49,48 @@ __device__ __forceinline__ int short_width_log2(std::int64_t products, index_t e
   return width_log2;
 }
 
+/// Slots of the numeric hash table of a row of `nnz` entries of C: nnz·num/den,
+/// and at least min(nnz·sparse_slack, sparse_table) (SpgemmPolicy's numeric
+/// slack fields). dense() alone for entry-wise rows, whose kernel sorts the
+/// whole table.
+struct NumericTableRule {
+  int slack_num, slack_den, sparse_slack, sparse_table;
+  __device__ std::int64_t dense(std::int64_t nnz) const { return nnz * slack_num / slack_den; }
+  __device__ std::int64_t slots(std::int64_t nnz) const {
+    const std::int64_t sparse = min(nnz * sparse_slack, std::int64_t(sparse_table));
+    return max(dense(nnz), sparse);
+  }
+};
+
+/// The numeric bin of a row of `nnz` entries of C (a bound, in the fused
+/// path) and numeric class: the short-row bin (first_short_bin + width
+/// log2) for a short row, else the bin of its table, moved to its
+/// entry-wise twin (+ entrywise_offset) for an entry-wise row.
+struct NumericBinRule {
+  BinRule rule;
+  int first_short_bin, entrywise_offset;
+  NumericTableRule table;
+  __device__ int bin_of(std::int64_t nnz, unsigned numeric_class) const {
+    if (nnz == 0) return 0;
+    if (numeric_class >= kShortClass) return first_short_bin + int(numeric_class - kShortClass);
+    if (numeric_class == kEntrywiseClass) {
+      const int bin = rule.bin_of(table.dense(nnz));
+      return bin <= rule.shared_bins ? bin + entrywise_offset : bin;
+    }
+    return rule.bin_of(table.slots(nnz));
+  }
+};
+
+/// The count pass's numeric binning for the fused path (fused_product),
+/// whose numeric pass bounds each row by its products: each row's bin to
+/// bin_of_row and the histogram to bin_counts. Off where `bin_of_row` is
+/// null.
+struct FusedBinning {
+  NumericBinRule numeric;
+  std::uint8_t* bin_of_row;
+  unsigned long long* bin_counts;
+};
+
 /// Entries of A a lane loads before it reads their B row lengths, so that
 /// its loads are in flight together rather than one entry after another.
 constexpr int kCountBatch = 4;
@@ -78,23 +120,29 @@ constexpr int kOwnProductSteps = 32;
 /// bin_counts[kMaxBins + 1] the entry-wise rows. Rows of at least
 /// entrywise_min_b_length products per A entry get kEntrywiseClass above
 /// their bin, short rows (see short_width_log2) kShortClass + their width's
-/// log2, for bin_by_nnz_kernel (the histogram counts the bin alone).
+/// log2, for bin_by_nnz_kernel (the histogram counts the bin alone). With
+/// `fused` on, the rows are also binned for the fused path: that binning
+/// then needs neither a kernel nor a read-back of its own.
 template <int Block, int Width>
 __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a_row_ptr, const index_t* a_col,
                                        const index_t* b_row_ptr, index_t rows, BinRule rule,
                                        int max_bin, std::int64_t global_above,
                                        int entrywise_min_b_length, index_t* row_nnz,
                                        std::uint8_t* bin_of_row,
-                                       unsigned long long* bin_counts) {
+                                       unsigned long long* bin_counts, FusedBinning fused) {
   constexpr int kRowsPerBlock = Block / Width;
   __shared__ index_t histogram[kMaxBins];
+  __shared__ index_t fused_histogram[kMaxBins];
   __shared__ int long_count;
   __shared__ index_t long_first[kRowsPerBlock];  // first entry the block counts
   __shared__ index_t long_end[kRowsPerBlock];
   __shared__ unsigned long long long_products[kRowsPerBlock];
   __shared__ unsigned long long block_products;
   __shared__ unsigned block_entrywise;
-  if (threadIdx.x < kMaxBins) histogram[threadIdx.x] = 0;
+  if (threadIdx.x < kMaxBins) {
+    histogram[threadIdx.x] = 0;
+    fused_histogram[threadIdx.x] = 0;
+  }
   if (threadIdx.x == 0) {
     long_count = 0;
     block_products = 0;
@@ -153,7 +201,7 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
     __syncthreads();
     if (long_slot >= 0) products = std::int64_t(long_products[long_slot]);
     const bool counted = row < rows && lane == 0;
-    int bin = 0;
+    int bin = 0, fused_bin = 0;
     if (counted) {
       row_nnz[row] = index_t(min(products, std::int64_t(INT32_MAX)));
       if (products > 1)
@@ -168,8 +216,13 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
         numeric_class = kEntrywiseClass;
       bin_of_row[row] = std::uint8_t(unsigned(bin) | (numeric_class << kClassShift));
       if (numeric_class == kEntrywiseClass) atomicAdd(&block_entrywise, 1u);
+      if (fused.bin_of_row != nullptr) {
+        fused_bin = fused.numeric.bin_of(products, numeric_class);
+        fused.bin_of_row[row] = std::uint8_t(fused_bin);
+      }
     }
     add_to_histogram(histogram, bin, counted);
+    if (fused.bin_of_row != nullptr) add_to_histogram(fused_histogram, fused_bin, counted);
     unsigned long long warp_products = counted ? static_cast<unsigned long long>(products) : 0;
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2)
@@ -185,6 +238,9 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
   if (threadIdx.x < kMaxBins && histogram[threadIdx.x] != 0)
     atomicAdd(&bin_counts[threadIdx.x],
               static_cast<unsigned long long>(histogram[threadIdx.x]));
+  if (threadIdx.x < kMaxBins && fused_histogram[threadIdx.x] != 0)
+    atomicAdd(&fused.bin_counts[threadIdx.x],
+              static_cast<unsigned long long>(fused_histogram[threadIdx.x]));
 }
 
 /// Which rows the numeric pass sends to the short-row and the entry-wise
@@ -212,30 +268,13 @@ struct NumericClassRule {
   }
 };
 
-/// Slots of the numeric hash table of a row of `nnz` entries of C: nnz·num/den,
-/// and at least min(nnz·sparse_slack, sparse_table) (SpgemmPolicy's numeric
-/// slack fields). dense() alone for entry-wise rows, whose kernel sorts the
-/// whole table.
-struct NumericTableRule {
-  int slack_num, slack_den, sparse_slack, sparse_table;
-  __device__ std::int64_t dense(std::int64_t nnz) const { return nnz * slack_num / slack_den; }
-  __device__ std::int64_t slots(std::int64_t nnz) const {
-    const std::int64_t sparse = min(nnz * sparse_slack, std::int64_t(sparse_table));
-    return max(dense(nnz), sparse);
-  }
-};
-
 /// One thread per row of C: reads the row's nnz (from counts, or from offsets
-/// when `sizes_are_offsets`), picks the short-row bin (first_short_bin + width
-/// log2) for a short row, else the numeric bin of the row's table (`table`),
-/// moved to its entry-wise twin (+ entrywise_offset) for an entry-wise row;
-/// adds it to the histogram and the 64-bit nnz(C) total (integer sums:
-/// order-free, hence deterministic).
+/// when `sizes_are_offsets`) and class, bins it by `numeric`, adds it to the
+/// histogram and the 64-bit nnz(C) total (integer sums: order-free, hence
+/// deterministic).
 __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offsets,
-                                  index_t rows, BinRule rule, NumericClassRule classes,
-                                  int first_short_bin, int entrywise_offset,
-                                  NumericTableRule table, std::uint8_t* bin_of_row,
-                                  unsigned long long* bin_counts,
+                                  index_t rows, NumericClassRule classes, NumericBinRule numeric,
+                                  std::uint8_t* bin_of_row, unsigned long long* bin_counts,
                                   unsigned long long* total_nnz) {
   __shared__ index_t histogram[kMaxBins];
   __shared__ unsigned long long block_total;
@@ -247,19 +286,7 @@ __global__ void bin_by_nnz_kernel(const index_t* row_sizes, bool sizes_are_offse
   unsigned long long nnz = 0;
   if (row < rows) {
     nnz = sizes_are_offsets ? row_sizes[row + 1] - row_sizes[row] : row_sizes[row];
-    if (nnz != 0) {
-      const unsigned numeric_class = classes.class_of(row, bin_of_row);
-      if (numeric_class >= kShortClass) {
-        bin = first_short_bin + int(numeric_class - kShortClass);
-      } else {
-        if (numeric_class == kEntrywiseClass) {
-          bin = rule.bin_of(table.dense(std::int64_t(nnz)));
-          if (bin <= rule.shared_bins) bin += entrywise_offset;
-        } else {
-          bin = rule.bin_of(table.slots(std::int64_t(nnz)));
-        }
-      }
-    }
+    if (nnz != 0) bin = numeric.bin_of(std::int64_t(nnz), classes.class_of(row, bin_of_row));
     bin_of_row[row] = std::uint8_t(bin);
   }
   add_to_histogram(histogram, bin, row < rows);
