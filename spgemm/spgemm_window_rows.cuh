@@ -132,27 +132,56 @@ __device__ __forceinline__ void load_entry(const Operands& in, index_t k, index_
   if (k < a_end) b_row_span(in, in.a_col[k], begin, length);
 }
 
+/// Steps of 32 / G entries whose columns mark_columns loads before it marks
+/// any: the marks are order-free, so a lane keeps kMarkSteps·2 loads in
+/// flight rather than waiting on each. The window rows' warps stalled most
+/// on those loads (3D 27-pt's level-0 R·(AP), ~1240 products a row, ncu);
+/// with add_products loading a step ahead, 27-pt's level-1 R·(A·P) took
+/// 0.18 ms against 0.22 and its pyramid 2.04-2.15 ms against 2.07-2.23
+/// (H100, bench/results/2026-11-27-h100-load-ahead.md).
+constexpr int kMarkSteps = 4;
+
 /// Clears the warp's bit set over the window and marks the row's columns:
 /// lane e loads entry e of each chunk of 32 A entries, then sub-groups of G
-/// lanes walk one B row each, coalesced.
+/// lanes walk one B row each, coalesced, two columns a lane per B row at
+/// once and the rest of a longer row after.
 template <int G, typename Operands>
 __device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin, index_t a_end,
                                              const Window& window, unsigned* bits) {
-  constexpr int S = 32 / G;
+  constexpr int S = 32 / G, Items = 2;
+  static_assert(32 % (S * kMarkSteps) == 0, "a chunk of entries is whole groups of steps");
   const int lane = threadIdx.x % 32;
   for (int w = lane; w < window.words; w += 32) bits[w] = 0;
   __syncwarp();
+  const auto mark = [&](index_t col) {
+    const unsigned bit = unsigned(col) - window.lo;
+    atomicOr(&bits[bit / 32], 1u << (bit % 32));
+  };
   for (index_t k0 = a_begin; k0 < a_end; k0 += 32) {
     index_t begin, length;
     load_entry(in, k0 + lane, a_end, begin, length);
     const int entries = a_end - k0 < 32 ? int(a_end - k0) : 32;
-    for (int first = 0; first < entries; first += S) {
-      const int entry = first + lane / G;
-      const index_t own_begin = __shfl_sync(0xffffffffu, begin, entry);
-      const index_t own_length = __shfl_sync(0xffffffffu, length, entry);
-      for (index_t off = lane % G; off < own_length; off += G) {
-        const unsigned bit = unsigned(in.b_col[own_begin + off]) - window.lo;
-        atomicOr(&bits[bit / 32], 1u << (bit % 32));
+    for (int first = 0; first < entries; first += S * kMarkSteps) {
+      index_t own_begin[kMarkSteps], own_length[kMarkSteps], col[kMarkSteps][Items];
+#pragma unroll
+      for (int step = 0; step < kMarkSteps; ++step) {
+        // Entries past the chunk's have length 0 (load_entry).
+        const int entry = first + step * S + lane / G;
+        own_begin[step] = __shfl_sync(0xffffffffu, begin, entry);
+        own_length[step] = __shfl_sync(0xffffffffu, length, entry);
+#pragma unroll
+        for (int i = 0; i < Items; ++i) {
+          const index_t off = lane % G + i * G;
+          col[step][i] = off < own_length[step] ? in.b_col[own_begin[step] + off] : -1;
+        }
+      }
+#pragma unroll
+      for (int step = 0; step < kMarkSteps; ++step) {
+#pragma unroll
+        for (int i = 0; i < Items; ++i)
+          if (col[step][i] >= 0) mark(col[step][i]);
+        for (index_t off = lane % G + Items * G; off < own_length[step]; off += G)
+          mark(in.b_col[own_begin[step] + off]);
       }
     }
   }
@@ -235,12 +264,23 @@ __device__ __forceinline__ int place_of(index_t col, const Window& window, const
   return ranks[bit / 32] + __popc(bits[bit / 32] & ((1u << (bit % 32)) - 1u));
 }
 
+/// One step of add_products: a sub-group's B row and A value, and the
+/// first I columns and values of the row it walks.
+template <typename T, int I>
+struct StepTerms {
+  index_t begin = 0, length = 0;
+  T a = T(0);
+  index_t col[I] = {};
+  T b[I] = {};
+};
+
 /// Adds the row's products into sums (at their columns' places) in A's
 /// order. A step takes 32 / G entries, G lanes on each entry's B row and up
 /// to I products per lane, and the sub-groups add one after another (one B
 /// row's columns are distinct). A step with a B row longer than G·I takes
 /// its entries one at a time, the whole warp on each B row, so that no
-/// entry's products pass an earlier entry's.
+/// entry's products pass an earlier entry's. A step's first I products a
+/// lane are loaded while the step before adds (StepTerms).
 template <int G, int I, typename T, typename Operands>
 __device__ __forceinline__ void add_products(const Operands& in, index_t a_begin,
                                              index_t a_end, const Window& window,
@@ -254,22 +294,37 @@ __device__ __forceinline__ void add_products(const Operands& in, index_t a_begin
     load_entry(in, k0 + lane, a_end, begin, length);
     const T a = k0 + lane < a_end ? in.a_val[k0 + lane] : T(0);
     const int entries = a_end - k0 < 32 ? int(a_end - k0) : 32;
-    for (int first = 0; first < entries; first += S) {
+    // Each step's terms are loaded while the step before adds its own.
+    const auto load_step = [&](int first, StepTerms<T, I>& step) {
       const int entry = first + sub;
-      const index_t own_begin = __shfl_sync(0xffffffffu, begin, entry);
-      const index_t own_length = __shfl_sync(0xffffffffu, length, entry);
-      const T own_a = __shfl_sync(0xffffffffu, a, entry);
-      if (!__any_sync(0xffffffffu, own_length > G * I)) {
+      step.begin = __shfl_sync(0xffffffffu, begin, entry);
+      step.length = __shfl_sync(0xffffffffu, length, entry);
+      step.a = __shfl_sync(0xffffffffu, a, entry);
+#pragma unroll
+      for (int i = 0; i < I; ++i) {
+        const index_t off = lane % G + i * G;
+        step.col[i] = -1;
+        if (off < step.length) {
+          step.col[i] = in.b_col[step.begin + off];
+          step.b[i] = in.b_val[step.begin + off];
+        }
+      }
+    };
+    StepTerms<T, I> current;
+    load_step(0, current);
+    for (int first = 0; first < entries; first += S) {
+      StepTerms<T, I> next;
+      if (first + S < entries) load_step(first + S, next);
+      if (!__any_sync(0xffffffffu, current.length > G * I)) {
         int place[I];
         T term[I];
 #pragma unroll
         for (int i = 0; i < I; ++i) {
-          const index_t off = lane % G + i * G;
           place[i] = -1;
           term[i] = T(0);
-          if (off < own_length) {
-            place[i] = place_of(in.b_col[own_begin + off], window, bits, ranks);
-            term[i] = product(own_a, in.b_val[own_begin + off]);
+          if (current.col[i] >= 0) {
+            place[i] = place_of(current.col[i], window, bits, ranks);
+            term[i] = product(current.a, current.b[i]);
           }
         }
 #pragma unroll
@@ -293,6 +348,7 @@ __device__ __forceinline__ void add_products(const Operands& in, index_t a_begin
           __syncwarp();
         }
       }
+      current = next;
     }
   }
 }
