@@ -135,10 +135,10 @@ __device__ __forceinline__ void load_entry(const Operands& in, index_t k, index_
 /// Steps of 32 / G entries whose columns mark_columns loads before it marks
 /// any: the marks are order-free, so a lane keeps kMarkSteps·2 loads in
 /// flight rather than waiting on each. The window rows' warps stalled most
-/// on those loads (3D 27-pt's level-0 R·(AP), ~1240 products a row, ncu);
-/// with add_products loading a step ahead, 27-pt's level-1 R·(A·P) took
-/// 0.18 ms against 0.22 and its pyramid 2.04-2.15 ms against 2.07-2.23
-/// (H100, bench/results/2026-11-27-h100-load-ahead.md).
+/// on those loads (3D 27-pt's level-0 R·(AP), ~1240 products a row, ncu).
+/// With these marks 27-pt's level-1 R·(A·P) took 0.18 ms against 0.22, and
+/// with add_products loading a step ahead too its pyramid 2.04-2.15 ms
+/// against 2.07-2.23 (H100, bench/results/2026-11-27-h100-load-ahead.md).
 constexpr int kMarkSteps = 4;
 
 /// Clears the warp's bit set over the window and marks the row's columns:
