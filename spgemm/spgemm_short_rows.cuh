@@ -106,9 +106,9 @@ __device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems])
 /// nnz for the row; with `row_runs`, c_row_ptr gives each row a room
 /// instead, the number of runs goes to row_runs[row] and *error is set if
 /// they pass the room (which keeps the first; see fused_product).
+/// With 32-bit keys it keeps to 32 registers, so that 2048 threads fit an
+/// SM (64-bit keys would spill).
 template <int Block, int Width, typename Key, typename T>
-// 32 registers at most, so that 2048 threads fit an SM (with 32-bit keys;
-// 64-bit keys would spill).
 __global__ void __launch_bounds__(Block, sizeof(Key) == 4 ? 2048 / Block : 1)
     numeric_short_rows_kernel(ProductOperands<T> in, const index_t* rows, index_t row_count,
                               const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error,
