@@ -709,11 +709,12 @@ void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
 /// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
 /// holds each row's product count and the count pass has binned the rows
 /// (FusedBinning). Each row is summed once, by the short-row or the
-/// shared-table kernel (a table sized by its products), into a room of kFusedRoom entries, which counts its entries; the scan of
-/// the counts places the rows, with one read-back (nnz(C), any row past its
-/// room: then all rows again, into rooms of their products). The rows are
-/// packed into C or, with `keep`, left in their rooms for the next product
-/// to read (C then has no arrays). The symbolic pass it skips hashed every
+/// shared-table kernel (a table sized by its products), into a room of
+/// kFusedRoom entries, which counts its entries; the scan of the counts
+/// places the rows, with one read-back (nnz(C), any row past its room: then
+/// all rows again, into rooms of their products). The rows are packed into C
+/// or, with `keep`, left in their rooms for the next product to read (C then
+/// has no arrays). The symbolic pass it skips hashed every
 /// product (3D 27-pt's A·P: ~125 products onto ~12 columns per row).
 template <typename T>
 void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t products,

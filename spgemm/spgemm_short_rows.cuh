@@ -232,6 +232,7 @@ __global__ void __launch_bounds__(Block, sizeof(Key) == 4 ? 2048 / Block : 1)
   struct alignas(2 * sizeof(T)) Pair {
     T first, second;
   };
+  static_assert(Stride % 2 == 0, "a pair of slots from an even slot is aligned");
   for (int r = lane; r < runs && r < nnz; r += Width) {
     const int head = slot_bytes[group][r];
     const int end = r + 1 < runs ? int(slot_bytes[group][r + 1]) : int(total);
