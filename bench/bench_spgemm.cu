@@ -17,11 +17,11 @@
 #include "bench/common.hpp"
 #include "bench/cusparse_spgemm.hpp"
 #include "bench/synthetic_matrices.hpp"
-#include "core/device_pool.hpp"
-#include "problems/poisson.hpp"
-#include "sparse/device_csr.hpp"
-#include "sparse/matrix_market.hpp"
-#include "spgemm/spgemm.hpp"
+#include "binamg/core/device_pool.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#include "binamg/sparse/matrix_market.hpp"
+#include "binamg/spgemm/spgemm.hpp"
 
 namespace binamg::bench {
 namespace {

@@ -4,7 +4,7 @@
 // on BENCH.md's irregular synthetic suite (the matrices whose row lengths vary,
 // which the choice between the two kernels has to be measured on; "suite" says
 // which). For k a multiple of 16 it also times the planned SpMM
-// (sparse/spmm_plan.hpp), whose build is timed once per matrix and printed
+// (spmv/spmm_plan.hpp), whose build is timed once per matrix and printed
 // beside it. Every result is checked against the CPU reference before its time
 // is printed.
 #include <chrono>
@@ -16,9 +16,10 @@
 
 #include "bench/common.hpp"
 #include "bench/synthetic_matrices.hpp"
-#include "problems/poisson.hpp"
-#include "sparse/spmm_plan.hpp"
-#include "sparse/spmv.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/spmv/spmm_plan.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
 
 using namespace binamg;
 using bench::JsonLine;
@@ -60,7 +61,7 @@ void run_problem(const std::string& name, const char* suite, const CsrMatrix<T>&
                                           const_cast<index_t*>(dA.col_idx.data()),
                                           const_cast<T*>(dA.values.data()), CUSPARSE_INDEX_32I,
                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  // The planned SpMM (sparse/spmm_plan.hpp) is built once per matrix, as a
+  // The planned SpMM (spmv/spmm_plan.hpp) is built once per matrix, as a
   // block solve would: its build is timed here and printed, not in the products.
   const auto build_start = std::chrono::steady_clock::now();
   const SpmmPlan plan = make_spmm_plan(dA);

@@ -20,15 +20,16 @@
 #include <string>
 #include <vector>
 
-#include "amg/hierarchy.hpp"
+#include "binamg/amg/hierarchy.hpp"
 #include "bench/common.hpp"
-#include "core/hash.hpp"
-#include "problems/poisson.hpp"
-#include "smoothers/jacobi.hpp"
-#include "solvers/pcg.hpp"
-#include "solvers/vcycle.hpp"
-#include "sparse/spmv.hpp"
-#include "sparse/vector_ops.hpp"
+#include "binamg/core/hash.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/vector_ops.hpp"
 
 using namespace binamg;
 using bench::JsonLine;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_check.hpp"
-#include "core/device_buffer.hpp"
-#include "core/error.hpp"
+#include "binamg/core/cuda_check.hpp"
+#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/error.hpp"
 
 namespace binamg::bench {
 

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "bench/common.hpp"
-#include "core/device_pool.hpp"
-#include "sparse/csr.hpp"
-#include "sparse/device_csr.hpp"
+#include "binamg/core/device_pool.hpp"
+#include "binamg/sparse/csr.hpp"
+#include "binamg/sparse/device_csr.hpp"
 
 namespace binamg::bench {
 

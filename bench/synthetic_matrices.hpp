@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "sparse/csr.hpp"
+#include "binamg/sparse/csr.hpp"
 
 namespace binamg::bench {
 

@@ -9,17 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "amg/hierarchy.hpp"
-#include "amg/parameters.hpp"
-#include "core/device.hpp"
-#include "core/error.hpp"
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/amg/parameters.hpp"
+#include "binamg/core/device.hpp"
+#include "binamg/core/error.hpp"
 #include "examples/cli.hpp"
-#include "problems/poisson.hpp"
-#include "solvers/pcg.hpp"
-#include "solvers/vcycle.hpp"
-#include "sparse/device_csr.hpp"
-#include "sparse/vector_ops.hpp"
-#include "sparse/matrix_market.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#include "binamg/vector/vector_ops.hpp"
+#include "binamg/sparse/matrix_market.hpp"
 
 namespace {
 
@@ -44,8 +44,8 @@ Solver
   --device auto|cpu|gpu  where to run (default auto: the GPU when present and supported)
   --precision double|float  (default double)
 AMG
-  --aggregation mis2|standard   (default: standard on the CPU; mis2 on the GPU,
-                       where the parallel MIS-2 keeps aggregation on the device)
+  --aggregation mis2|standard   parallel MIS-2 (default, the same on CPU and GPU)
+                       or the serial greedy aggregation (fewer iterations on 2D grids)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0)
   --max-coarse N       coarsen until at most N rows (default 300)
@@ -66,7 +66,6 @@ struct Options {
   AmgParameters amg;
   bool json = false;
   int repeat = 0;  // warm setup+solve runs after the cold one (medians reported)
-  bool aggregation_given = false;  // else the device picks (see --help)
   index_t rhs_count = 0;           // 0: one, or as many as --rhs has columns
 };
 
@@ -90,10 +89,7 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--tol")) options.solve.tolerance = parse_number<double>("--tol", *v);
   if (auto v = get("--max-iters"))
     options.solve.max_iterations = parse_number<int>("--max-iters", *v);
-  if (auto v = get("--aggregation")) {
-    options.amg.aggregation = parse_aggregation(*v);
-    options.aggregation_given = true;
-  }
+  if (auto v = get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
   if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
   if (auto v = get("--strength"))
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
@@ -388,8 +384,6 @@ int main(int argc, char** argv) {
   try {
     Options options = parse_arguments(argc, argv);
     const Device device = cli::choose_device(options.device);
-    if (!options.aggregation_given && device == Device::gpu)
-      options.amg.aggregation = AggregationMethod::mis2;
     return options.precision == "float" ? run<float>(options, device)
                                         : run<double>(options, device);
   } catch (const binamg::InvalidInput& error) {

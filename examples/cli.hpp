@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/error.hpp"
-#include "core/types.hpp"
-#include "problems/poisson.hpp"
+#include "binamg/core/device.hpp"
+#include "binamg/core/error.hpp"
+#include "binamg/core/types.hpp"
+#include "binamg/problems/poisson.hpp"
 
 namespace binamg::cli {
 

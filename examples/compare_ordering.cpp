@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "amg/galerkin.hpp"
-#include "amg/hierarchy.hpp"
-#include "amg/parameters.hpp"
-#include "core/device.hpp"
-#include "core/device_pool.hpp"
-#include "core/error.hpp"
+#include "binamg/amg/galerkin.hpp"
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/amg/parameters.hpp"
+#include "binamg/core/device.hpp"
+#include "binamg/core/device_pool.hpp"
+#include "binamg/core/error.hpp"
 #include "examples/cli.hpp"
-#include "problems/poisson.hpp"
-#include "sparse/device_csr.hpp"
-#include "sparse/matrix_market.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#include "binamg/sparse/matrix_market.hpp"
 
 namespace {
 
@@ -37,7 +37,7 @@ every level's Galerkin product A_c = P^T A P in both orders, (P^T A) P
   --matrix FILE        Matrix Market coordinate file, optionally gzipped
   --device auto|cpu|gpu  (default auto: the GPU when present)
   --precision double|float  (default double)
-  --aggregation mis2|standard  (default standard)
+  --aggregation mis2|standard  (default mis2)
   --repeat N           timed runs per product after one warm-up; the median is
                        reported (default 5)
   --json               one JSON object per level, then one for the total

@@ -2,7 +2,7 @@
 // GPU tests skip cleanly on a machine without a usable GPU.
 #include <gtest/gtest.h>
 
-#include "core/device.hpp"
+#include "binamg/core/device.hpp"
 
 #define BINAMG_REQUIRE_GPU()                                        \
   do {                                                              \

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sparse/csr.hpp"
+#include "binamg/sparse/csr.hpp"
 
 namespace binamg::testing {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sparse/csr.hpp"
+#include "binamg/sparse/csr.hpp"
 
 namespace binamg::testing {
 

@@ -1,0 +1,102 @@
+#pragma once
+// Direct solver for the coarsest level: factor once, solve every cycle.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "binamg/sparse/csr.hpp"
+
+namespace binamg {
+
+/// Factors with Eigen in double precision (also for a float hierarchy: the
+/// coarse system is small and an exact coarse solve keeps the cycle's
+/// convergence independent of the coarse conditioning). Up to
+/// `dense_limit` rows: dense Cholesky (LLT) when the matrix is symmetric and the
+/// factorisation succeeds, otherwise dense LU with partial pivoting. Above it:
+/// sparse SimplicialLDLT when symmetric (falling back to SparseLU if it fails),
+/// SparseLU otherwise.
+template <typename T>
+class CoarseSolver {
+ public:
+  static constexpr index_t dense_limit = 4000;
+
+  CoarseSolver();
+  ~CoarseSolver();
+  CoarseSolver(CoarseSolver&&) noexcept;
+  CoarseSolver& operator=(CoarseSolver&&) noexcept;
+
+  /// Throws InvalidInput if A is not square, has invalid entries or is singular.
+  void factor(const CsrMatrix<T>& A);
+  /// x = A⁻¹ b (x resized). Throws if factor() has not succeeded or b has the wrong size.
+  void solve(const std::vector<T>& b, std::vector<T>& x) const;
+  /// X = A⁻¹ B for k right-hand sides, B and X row-major rows() × k (entry (i, j)
+  /// at [i*k + j]; X resized). Column j of X has exactly the bits of solve()
+  /// applied to column j of B. Throws if not factored, k < 1 or B has the wrong size.
+  void solve(const std::vector<T>& B, index_t k, std::vector<T>& X) const;
+  /// The dense factorisation in place, as Eigen keeps it: `packed` is column-major
+  /// n × n in double (entry (i, j) at [j·n + i]) with P·A = L·U. For LLT
+  /// (`cholesky`) L is the lower triangle with its diagonal and U = Lᵀ; the strict
+  /// upper triangle of `packed` is not part of the factor. For LU, L is the strict
+  /// lower triangle with a unit diagonal (not stored) and U the upper triangle. P
+  /// moves row j of A to row permutation[j] (the identity for LLT), so column j of
+  /// A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. `packed` stays valid until the solver is
+  /// refactored or destroyed. Throws unless the factorisation is dense.
+  struct PackedFactors {
+    index_t n = 0;
+    const double* packed = nullptr;
+    bool cholesky = false;
+    std::vector<index_t> permutation;
+  };
+  PackedFactors packed_factors() const;
+
+  bool factored() const { return static_cast<bool>(factorization_); }
+  index_t rows() const { return rows_; }
+  /// "dense-llt", "dense-lu", "sparse-ldlt", "sparse-lu", or "none".
+  std::string method() const;
+
+ private:
+  struct Factorization;
+  std::unique_ptr<Factorization> factorization_;
+  index_t rows_ = 0;
+};
+
+/// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
+/// factored once on the host with CoarseSolver (in double), its packed factor
+/// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
+/// column, blocked forward and back substitution in double), kept row-major in T. The host
+/// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) cost
+/// 5-45 ms on the H100 machines' shared cores.
+/// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
+/// order is fixed (bits repeat run to run) and the same for every column, so each
+/// column of a k-column solve has exactly the bits of the one-vector solve of that
+/// column. Throws InvalidInput above CoarseSolver<T>::dense_limit rows (a dense
+/// inverse would not fit).
+template <typename T>
+class DeviceCoarseSolver {
+ public:
+  DeviceCoarseSolver();
+  ~DeviceCoarseSolver();
+  DeviceCoarseSolver(DeviceCoarseSolver&&) noexcept;
+  DeviceCoarseSolver& operator=(DeviceCoarseSolver&&) noexcept;
+
+  void factor(const CsrMatrix<T>& A, cudaStream_t stream = nullptr);
+  /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
+  void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;
+  /// X = A⁻¹ B on `stream` for k right-hand sides: B and X are device arrays of
+  /// rows() × k entries, row-major (entry (i, j) at [i*k + j]), and must not
+  /// alias. Throws InvalidInput if not factored, k < 1 or rows() × k overflows
+  /// 32-bit indices.
+  void solve(const T* B, index_t k, T* X, cudaStream_t stream = nullptr) const;
+  index_t rows() const { return rows_; }
+  /// "dense-inverse(<method of the host factorisation>)" or "none".
+  std::string method() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  index_t rows_ = 0;
+};
+
+}  // namespace binamg

@@ -1,0 +1,51 @@
+#include "binamg/amg/parameters.hpp"
+
+#include <cmath>
+
+namespace binamg {
+
+AggregationMethod parse_aggregation(const std::string& name) {
+  if (name == "mis2") return AggregationMethod::mis2;
+  if (name == "standard") return AggregationMethod::standard;
+  throw InvalidInput("unknown aggregation method '" + name + "' (expected mis2 or standard)");
+}
+
+GalerkinOrdering parse_ordering(const std::string& name) {
+  if (name == "ptap-left") return GalerkinOrdering::ptap_left;
+  if (name == "ptap-right") return GalerkinOrdering::ptap_right;
+  throw InvalidInput("unknown Galerkin ordering '" + name +
+                     "' (expected ptap-left or ptap-right)");
+}
+
+const char* aggregation_name(AggregationMethod method) {
+  switch (method) {
+    case AggregationMethod::mis2: return "mis2";
+    case AggregationMethod::standard: return "standard";
+  }
+  return "unknown";
+}
+
+const char* ordering_name(GalerkinOrdering ordering) {
+  switch (ordering) {
+    case GalerkinOrdering::ptap_left: return "ptap-left";
+    case GalerkinOrdering::ptap_right: return "ptap-right";
+  }
+  return "unknown";
+}
+
+void validate(const AmgParameters& p) {
+  require(std::isfinite(p.strength_threshold) && p.strength_threshold >= 0,
+          "AmgParameters: strength_threshold must be finite and >= 0");
+  require(p.max_coarse_rows >= 1, "AmgParameters: max_coarse_rows must be >= 1");
+  require(p.max_levels >= 1, "AmgParameters: max_levels must be >= 1");
+  require(std::isfinite(p.prolongator_weight) && p.prolongator_weight >= 0,
+          "AmgParameters: prolongator_weight must be finite and >= 0");
+  require(std::isfinite(p.jacobi_weight) && p.jacobi_weight > 0,
+          "AmgParameters: jacobi_weight must be finite and > 0");
+  require(p.presweeps >= 0 && p.postsweeps >= 0,
+          "AmgParameters: presweeps and postsweeps must be >= 0");
+  require(p.spectral_radius_iterations >= 1,
+          "AmgParameters: spectral_radius_iterations must be >= 1");
+}
+
+}  // namespace binamg

@@ -1,0 +1,107 @@
+// GPU twin of the ρ(D⁻¹A) power iteration.
+#include <cmath>
+
+#include "binamg/amg/spectral_radius.hpp"
+#include "binamg/core/hash.hpp"
+#include "binamg/core/launch.hpp"
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spmv/row_stream.cuh"
+#include "binamg/vector/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int power_threads = 256;
+
+// y = D⁻¹A x̂ in double as the CPU computes it, rows summed by spmv/row_stream.cuh.
+// x̂ = x, or when squared_norm is given the normalised x·(1/sqrt(*squared_norm)),
+// formed entry by entry as the CPU forms it (sqrt and division IEEE-rounded), so
+// it never needs a pass of its own.
+struct NormalisedEntry {
+  const double* __restrict__ x;
+  const double* __restrict__ squared_norm;
+  __device__ double operator()(index_t col) const {
+    return squared_norm ? x[col] * (1.0 / sqrt(*squared_norm)) : x[col];  // x·1.0 is exact
+  }
+};
+
+template <typename T>
+struct DivideByDiagonal {
+  const T* __restrict__ diag;
+  double* __restrict__ y;
+  __device__ void operator()(index_t row, double sum) const { y[row] = sum / double(diag[row]); }
+};
+
+template <typename T>
+void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
+                    const double* squared_norm, double* y, cudaStream_t stream) {
+  row_stream::launch<double>(A, NormalisedEntry{x, squared_norm}, DivideByDiagonal<T>{diag, y},
+                             stream);
+}
+
+// One thread per entry: the start vector of the CPU version, computed in place.
+__global__ void hashed_start(index_t n, double* x) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = hashed_unit_value(static_cast<std::uint32_t>(i));
+}
+
+}  // namespace
+
+template <typename T>
+double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations, cudaStream_t stream) {
+  require(iterations >= 1, "spectral_radius_dinv_a: iterations must be >= 1");
+  inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
+  return spectral_radius_dinv_a(A, diagonal(A, stream), iterations, stream);
+}
+
+template <typename T>
+double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                              int iterations, cudaStream_t stream) {
+  require(iterations >= 1, "spectral_radius_dinv_a: iterations must be >= 1");
+  require(diag.size() == static_cast<std::size_t>(A.rows),
+          "spectral_radius_dinv_a: the diagonal does not match A's rows");
+  const index_t n = A.rows;
+  // y_k = D⁻¹A x̂_k alternates between two buffers; x̂_0 is the start vector
+  // (in the first) and x̂_k = y_{k-1}/‖y_{k-1}‖ is formed inside the product.
+  DeviceBuffer<double> vectors[2] = {DeviceBuffer<double>(n, stream, "power iteration"),
+                                     DeviceBuffer<double>(n, stream, "power iteration")};
+  DeviceBuffer<double> scratch(reduction_scratch_size(n), stream, "power iteration scratch");
+  // dots[0] = ‖x_0‖², dots[k + 1] = ‖D⁻¹A x_k‖²: the iteration runs without the
+  // host and the norms are read back once at the end.
+  DeviceBuffer<double> dots(std::size_t(iterations) + 1, stream, "power iteration norms");
+  const unsigned blocks = blocks_for(n, power_threads);
+  if (n > 0) {
+    hashed_start<<<blocks, power_threads, 0, stream>>>(n, vectors[0].data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  dot(vectors[0], vectors[0], dots.data(), scratch, stream);
+  for (int step = 0; step < iterations; ++step) {
+    const DeviceBuffer<double>& x = vectors[step % 2];
+    DeviceBuffer<double>& y = vectors[(step + 1) % 2];
+    // ‖y_k‖ = 0 makes x̂_{k+1} non-finite; the host stops reading at that step.
+    const double* x_squared_norm = step == 0 ? nullptr : dots.data() + step;
+    if (n > 0) dinv_a_product(A, diag.data(), x.data(), x_squared_norm, y.data(), stream);
+    dot(y, y, dots.data() + step + 1, scratch, stream);
+  }
+  const std::vector<double> squared_norms = to_host(dots);
+  // The host loop of the CPU version on the recorded norms (x_k is a unit vector for k ≥ 1).
+  double x_norm = std::sqrt(squared_norms[0]);
+  double estimate = 0;
+  for (int step = 0; step < iterations; ++step) {
+    const double y_norm = std::sqrt(squared_norms[step + 1]);
+    estimate = y_norm / x_norm;
+    if (y_norm == 0) break;  // x in the nullspace: no better estimate to be had
+    x_norm = 1.0;
+  }
+  return estimate;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                              \
+  template double spectral_radius_dinv_a<T>(const DeviceCsr<T>&, int, cudaStream_t);       \
+  template double spectral_radius_dinv_a<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, int, \
+                                            cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,181 @@
+// GPU twin of strength(): the same graph, entry for entry.
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "binamg/amg/strength.hpp"
+#include "binamg/core/launch.hpp"
+#include "binamg/core/scan.hpp"
+#include "binamg/spmv/row_split.cuh"
+#include "binamg/sparse/transpose.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int strength_threads = 256;
+
+// The test in double, exactly as the CPU version makes it.
+template <typename T>
+__device__ bool is_strong(index_t row, index_t col, T value, const T* diag, double theta) {
+  if (col == row || value == T(0)) return false;
+  return fabs(double(value)) >= theta * sqrt(fabs(double(diag[row]) * double(diag[col])));
+}
+
+// A group of L lanes per row of A (spmv/row_split.cuh; coarse levels have
+// 35-125 entries per row): counts (count pass) or writes (fill pass) the row's
+// strong entries. The lanes test L consecutive entries at a time and each strong
+// one goes to the slot after the strong ones of lower lanes (a ballot), so rows of
+// S keep A's column order and stay sorted.
+template <typename T, bool fill, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                   const T* values, const T* diag, double theta, index_t* count,
+                   const index_t* s_row_ptr, index_t* s_col_idx) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;  // whole groups leave together
+  const int lane = threadIdx.x % L;
+  const unsigned mask = row_split::group_mask<L>();
+  const unsigned lower_lanes = (1u << (threadIdx.x % 32)) - 1u;
+  index_t out = fill ? s_row_ptr[row] : 0;
+  for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
+    const index_t k = base + lane;
+    const bool strong = k < row_ptr[row + 1] && is_strong(index_t(row), col_idx[k], values[k], diag, theta);
+    const unsigned ballot = __ballot_sync(mask, strong) & mask;
+    if (fill && strong) s_col_idx[out + __popc(ballot & lower_lanes)] = col_idx[k];
+    out += __popc(ballot);
+  }
+  if (!fill && lane == 0) count[row] = out;
+}
+
+// One thread per row: merges the sorted rows of S and Sᵀ, counting (count pass)
+// or writing (fill pass) the union without duplicates.
+template <bool fill>
+__global__ void union_rows(index_t rows, const index_t* a_ptr, const index_t* a_col,
+                           const index_t* b_ptr, const index_t* b_col, index_t* count,
+                           const index_t* out_ptr, index_t* out_col) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  index_t i = a_ptr[row], j = b_ptr[row];
+  const index_t i_end = a_ptr[row + 1], j_end = b_ptr[row + 1];
+  index_t out = fill ? out_ptr[row] : 0;
+  while (i < i_end || j < j_end) {
+    index_t col;
+    if (j >= j_end || (i < i_end && a_col[i] < b_col[j])) col = a_col[i++];
+    else if (i >= i_end || b_col[j] < a_col[i]) col = b_col[j++];
+    else { col = a_col[i++]; ++j; }
+    if (fill) out_col[out] = col;
+    ++out;
+  }
+  if (!fill) count[row] = out;
+}
+
+// A group of L lanes per row of S: raises *unpaired when an entry (row, col) has
+// no (col, row) partner, found by binary search in col's sorted row. S is usually
+// symmetric (A is), and then S ∪ Sᵀ = S needs no transpose.
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx, int* unpaired) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  for (index_t k = row_ptr[row] + threadIdx.x % L; k < row_ptr[row + 1]; k += L) {
+    const index_t col = col_idx[k];
+    index_t low = row_ptr[col], high = row_ptr[col + 1];
+    while (low < high) {
+      const index_t mid = low + (high - low) / 2;
+      if (col_idx[mid] < row) low = mid + 1;
+      else high = mid;
+    }
+    if (low == row_ptr[col + 1] || col_idx[low] != row) {
+      atomicOr(unpaired, 1);
+      return;
+    }
+  }
+}
+
+template <typename T>
+__global__ void fill_value(index_t n, T value, T* out) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = value;
+}
+
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) {
+  require(A.rows == A.cols, "strength: the matrix is not square (" + std::to_string(A.rows) +
+                                " x " + std::to_string(A.cols) + ")");
+  require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
+  const index_t n = A.rows;
+  const unsigned blocks = blocks_for(n, strength_threads);
+  const DeviceBuffer<T> diag = diagonal(A, stream);
+  DeviceBuffer<index_t> count(n, stream, "strength row counts");
+
+  DeviceCsr<T> S;
+  S.rows = S.cols = n;
+  S.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength row_ptr");
+  // Both passes and the symmetry check give each row the SpMV's lanes for A.
+  auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr,
+                         index_t* s_col_idx) {
+    row_split::with_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      strong_entries<T, decltype(fill)::value, L>
+          <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta,
+              counts, s_row_ptr, s_col_idx);
+      BINAMG_CHECK_LAUNCH();
+    });
+  };
+  if (n > 0) strong_pass(std::false_type{}, count.data(), nullptr, nullptr);
+  S.nnz = offsets_from_counts(count.data(), n, S.row_ptr.data(), "strength: nnz(S)", stream);
+  S.col_idx = DeviceBuffer<index_t>(S.nnz, stream, "strength col_idx");
+  if (n > 0) strong_pass(std::true_type{}, nullptr, S.row_ptr.data(), S.col_idx.data());
+  S.values = DeviceBuffer<T>(S.nnz, stream, "strength values");
+  if (S.nnz > 0) {
+    fill_value<<<blocks_for(S.nnz, strength_threads), strength_threads, 0, stream>>>(
+        S.nnz, T(1), S.values.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  if (n > 0) {
+    DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
+    row_split::with_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      find_unpaired<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+          n, S.row_ptr.data(), S.col_idx.data(), unpaired.data());
+      BINAMG_CHECK_LAUNCH();
+    });
+    if (to_host(unpaired)[0] == 0) return S;  // symmetric: the union below would copy S
+  }
+  const DeviceCsr<T> St = transpose(S, stream);
+
+  DeviceCsr<T> graph;
+  graph.rows = graph.cols = n;
+  graph.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength graph row_ptr");
+  if (n > 0) {
+    union_rows<false><<<blocks, strength_threads, 0, stream>>>(
+        n, S.row_ptr.data(), S.col_idx.data(), St.row_ptr.data(), St.col_idx.data(),
+        count.data(), nullptr, nullptr);
+    BINAMG_CHECK_LAUNCH();
+  }
+  graph.nnz = offsets_from_counts(count.data(), n, graph.row_ptr.data(),
+                                  "strength: nnz(S + Sᵀ)", stream);
+  graph.col_idx = DeviceBuffer<index_t>(graph.nnz, stream, "strength graph col_idx");
+  graph.values = DeviceBuffer<T>(graph.nnz, stream, "strength graph values");
+  if (n > 0) {
+    union_rows<true><<<blocks, strength_threads, 0, stream>>>(
+        n, S.row_ptr.data(), S.col_idx.data(), St.row_ptr.data(), St.col_idx.data(), nullptr,
+        graph.row_ptr.data(), graph.col_idx.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  if (graph.nnz > 0) {
+    fill_value<<<blocks_for(graph.nnz, strength_threads), strength_threads, 0, stream>>>(
+        graph.nnz, T(1), graph.values.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return graph;
+}
+
+template DeviceCsr<float> strength<float>(const DeviceCsr<float>&, double, cudaStream_t);
+template DeviceCsr<double> strength<double>(const DeviceCsr<double>&, double, cudaStream_t);
+
+}  // namespace binamg

@@ -1,0 +1,85 @@
+#include "binamg/smoothers/jacobi.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+
+namespace binamg {
+
+template <typename T>
+void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+            const std::vector<T>& b, std::vector<T>& x, int sweeps, std::vector<T>& scratch) {
+  jacobi(A, inverse_diagonal, weight, b, x, 1, sweeps, scratch);
+}
+
+template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, int sweeps,
+                      std::vector<T>& scratch) {
+  jacobi_from_zero(A, inverse_diagonal, weight, b, x, 1, sweeps, scratch);
+}
+
+template <typename T>
+void jacobi(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+            const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+            std::vector<T>& scratch) {
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    residual(A, x, b, k, scratch);
+#pragma omp parallel for schedule(static)
+    for (index_t row = 0; row < A.rows; ++row)
+      for (index_t j = 0; j < k; ++j) {
+        const std::size_t e = static_cast<std::size_t>(row) * k + j;
+        x[e] += weight * inverse_diagonal[row] * scratch[e];
+      }
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal, T weight,
+                      const std::vector<T>& b, std::vector<T>& x, index_t k, int sweeps,
+                      std::vector<T>& scratch) {
+  x.resize(static_cast<std::size_t>(A.rows) * k);
+  if (sweeps == 0) {
+    std::fill(x.begin(), x.end(), T(0));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t j = 0; j < k; ++j) {
+      const std::size_t e = static_cast<std::size_t>(row) * k + j;
+      x[e] = weight * inverse_diagonal[row] * b[e];
+    }
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch);
+}
+
+template <typename T>
+std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
+  std::vector<T> inverse = diagonal(A);
+  for (index_t row = 0; row < A.rows; ++row) {
+    if (inverse[row] == T(0))
+      throw InvalidInput("inverse_diagonal: row " + std::to_string(row) +
+                         " has a zero or missing diagonal");
+    inverse[row] = T(1) / inverse[row];
+  }
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                               \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
+                          std::vector<T>&, int, std::vector<T>&);                           \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
+                                    const std::vector<T>&, std::vector<T>&, int,            \
+                                    std::vector<T>&);                                       \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
+                          std::vector<T>&, index_t, int, std::vector<T>&);                  \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
+                                    const std::vector<T>&, std::vector<T>&, index_t, int,   \
+                                    std::vector<T>&);                                       \
+  template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

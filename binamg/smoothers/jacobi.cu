@@ -1,0 +1,201 @@
+// GPU twin of weighted Jacobi.
+#include <climits>
+#include <string>
+
+#include "binamg/core/launch.hpp"
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spmv/block_row_split.cuh"
+#include "binamg/spmv/row_stream.cuh"
+
+namespace binamg {
+namespace {
+
+constexpr int jacobi_threads = 256;
+
+// The sweep's epilogue, for the rows summed by spmv/row_stream.cuh (k = 1) or
+// by the block kernel: X_new(row, c) = X(row, c) + (w·d⁻¹[row])·(B(row, c) − the
+// row's sum), the CPU's order of operations. Reads only the old X, so rows are
+// independent.
+template <typename T>
+struct JacobiEntry {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  const T* __restrict__ x;
+  T* __restrict__ x_new;
+  index_t k;
+  __device__ T updated(std::int64_t e, index_t row, T sum) const {
+    return x[e] + weight * inverse_diagonal[row] * (b[e] - sum);
+  }
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * k + c;
+    x_new[e] = updated(e, row, sum);
+  }
+  __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
+};
+
+// The last block sweep's epilogue when the caller also wants B(:, c)ᵀX_new(:, c).
+template <typename T>
+struct JacobiAndDot {
+  JacobiEntry<T> sweep;
+  __device__ T operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * sweep.k + c;
+    const T value = sweep.updated(e, row, sum);
+    sweep.x_new[e] = value;
+    return sweep.b[e] * value;
+  }
+};
+
+template <typename T>
+void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* b, const T* x,
+           T* x_new, cudaStream_t stream) {
+  row_stream::launch<T>(A, row_stream::VectorEntry<T>{x},
+                        JacobiEntry<T>{inverse_diagonal, weight, b, x, x_new, 1}, stream);
+}
+
+// One thread per row: x[row] = w·d⁻¹[row]·b[row], the first sweep from x = 0.
+template <typename T>
+__global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T weight, const T* b,
+                                   T* x) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
+}
+
+// One thread per entry of a row-major block: x = w·d⁻¹·b, the first sweep from zero.
+template <typename T>
+__global__ void jacobi_first_block_sweep(std::int64_t entries, index_t k,
+                                         const T* inverse_diagonal, T weight, const T* b, T* x) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < entries) x[e] = weight * inverse_diagonal[e / k] * b[e];
+}
+
+// One thread per row: writes 1/a_ii, or lowers *first_bad to the row when a_ii == 0
+// (the smallest bad row wins, so the message is deterministic).
+template <typename T>
+__global__ void invert_diagonal(index_t rows, const T* diag, T* inverse, index_t* first_bad) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  if (diag[row] == T(0)) atomicMin(first_bad, row);
+  else inverse[row] = T(1) / diag[row];
+}
+
+}  // namespace
+
+template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps, DeviceBuffer<T>& scratch,
+            cudaStream_t stream) {
+  if (A.rows == 0) return;
+  for (int k = 0; k < sweeps; ++k) {
+    sweep(A, inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), stream);
+    x.swap(scratch);
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (sweeps == 0) {
+    if (A.rows > 0)
+      BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * A.rows, stream));
+    return;
+  }
+  jacobi_first_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+      A.rows, inverse_diagonal.data(), weight, b.data(), x.data());
+  BINAMG_CHECK_LAUNCH();
+  jacobi(A, inverse_diagonal, weight, b, x, sweeps - 1, scratch, stream);
+}
+
+template <typename T>
+void jacobi(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+            DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (k == 1) return jacobi(A, inverse_diagonal, weight, b, x, sweeps, scratch, stream);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    block_row_split::launch(
+        A, k, block_row_split::BlockEntry<T>{x.data(), k},
+        JacobiEntry<T>{inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), k},
+        stream);
+    x.swap(scratch);
+  }
+}
+
+template <typename T>
+void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal, T weight,
+                      const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+                      DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  if (k == 1) return jacobi_from_zero(A, inverse_diagonal, weight, b, x, sweeps, scratch, stream);
+  const std::int64_t entries = std::int64_t(A.rows) * k;
+  if (entries == 0) return;
+  if (sweeps == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * entries, stream));
+    return;
+  }
+  jacobi_first_block_sweep<<<blocks_for(entries, jacobi_threads), jacobi_threads, 0, stream>>>(
+      entries, k, inverse_diagonal.data(), weight, b.data(), x.data());
+  BINAMG_CHECK_LAUNCH();
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
+}
+
+template <typename T>
+void jacobi_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
+                             T weight, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,
+                             int sweeps, DeviceBuffer<T>& scratch, T* dots,
+                             DeviceBuffer<T>& partials, cudaStream_t stream) {
+  require(sweeps >= 1, "jacobi_with_column_dots: the dots come from a sweep, sweeps must be >= 1");
+  jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
+  const JacobiEntry<T> last{inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), k};
+  block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{x.data(), k},
+                                           JacobiAndDot<T>{last}, dots, partials, stream);
+  x.swap(scratch);
+}
+
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
+  require(A.rows == A.cols, "inverse_diagonal: the matrix is not square (" +
+                                std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
+  return inverse_diagonal(diagonal(A, stream), stream);
+}
+
+template <typename T>
+DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t stream) {
+  const index_t rows = checked_index(static_cast<std::int64_t>(diag.size()), "inverse_diagonal");
+  DeviceBuffer<T> inverse(rows, stream, "inverse diagonal");
+  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  if (rows > 0) {
+    invert_diagonal<<<blocks_for(rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+        rows, diag.data(), inverse.data(), const_cast<index_t*>(first_bad.data()));
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t bad = to_host(first_bad)[0];
+  if (bad != INT_MAX)
+    throw InvalidInput("inverse_diagonal: row " + std::to_string(bad) +
+                       " has a zero or missing diagonal");
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                               \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
+                          const DeviceBuffer<T>&, DeviceBuffer<T>&, int, DeviceBuffer<T>&,  \
+                          cudaStream_t);                                                    \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, int,          \
+                                    DeviceBuffer<T>&, cudaStream_t);                        \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
+                          const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int,           \
+                          DeviceBuffer<T>&, cudaStream_t);                                  \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int, \
+                                    DeviceBuffer<T>&, cudaStream_t);                        \
+  template void jacobi_with_column_dots<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,  \
+                                           const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
+                                           int, DeviceBuffer<T>&, T*, DeviceBuffer<T>&,     \
+                                           cudaStream_t);                                   \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);          \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

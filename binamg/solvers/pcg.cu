@@ -1,0 +1,251 @@
+// GPU twin of V-cycle-preconditioned conjugate gradients.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "binamg/core/read_back.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+void require_positive(double value, const char* what, int iteration,
+                      const std::string& column = "") {
+  require(std::isfinite(value), std::string("pcg: ") + what + " is not finite at iteration " +
+                                    std::to_string(iteration) + column);
+  require(value > 0, std::string("pcg: breakdown, ") + what + " = " + std::to_string(value) +
+                         " <= 0 at iteration " + std::to_string(iteration) + column +
+                         " (the matrix or the V-cycle is not positive definite)");
+}
+
+std::string column_name(index_t j) { return " (right-hand side " + std::to_string(j) + ")"; }
+
+template <typename T>
+void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream) {
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), sizeof(T) * from.size(),
+                                    cudaMemcpyDeviceToDevice, stream));
+}
+
+}  // namespace
+
+// The scalars of one iteration, in device memory and read back together: rᵀz
+// alternates between two slots (the iteration uses one while the next is formed).
+template <typename T>
+struct CgScalars {
+  T pq, rr, rz[2];
+};
+
+template <typename T>
+SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "pcg");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  SolveResult result;
+  const double b_norm = norm2(b, stream);
+  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
+    // Every buffer of the iteration is allocated here, none inside the loop.
+    const std::size_t n = A.rows;
+    DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
+        q(n, stream, "pcg q");
+    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
+    DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
+    CgScalars<T>* const s = device_scalars.data();
+    CgScalars<T> host{};
+    auto read_scalars = [&] {  // the one synchronisation of an iteration
+      host = read_back(s, stream);
+    };
+    residual(A, x.data(), b.data(), r.data(), stream);
+    dot(r, r, &s->rr, scratch, stream);
+    read_scalars();
+    result.residual_history.push_back(std::sqrt(host.rr) / b_norm);
+    if (result.residual_history.back() > options.tolerance && options.max_iterations > 0) {
+      vcycle_from_zero(h, r, z);
+      copy(z, p, stream);
+      dot(r, z, &s->rz[0], scratch, stream);
+      int slot = 0;  // rz[slot] = r'z of the current direction
+      while (true) {
+        spmv(A, p.data(), q.data(), stream);
+        dot(p, q, &s->pq, scratch, stream);
+        cg_update(&s->rz[slot], &s->pq, p, q, x, r, &s->rr, scratch, stream);
+        read_scalars();
+        // Checked in the order the host-side iteration checks them; a breakdown
+        // has by now also updated x and r with a meaningless step, but it throws.
+        require_positive(host.rz[slot], "r'z", result.iterations);
+        require_positive(host.pq, "p'Ap", result.iterations + 1);
+        ++result.iterations;
+        const double relative = std::sqrt(host.rr) / b_norm;
+        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
+                                             std::to_string(result.iterations));
+        result.residual_history.push_back(relative);
+        if (relative <= options.tolerance || result.iterations >= options.max_iterations) break;
+        vcycle_from_zero(h, r, z);
+        dot(r, z, &s->rz[1 - slot], scratch, stream);
+        cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
+        slot = 1 - slot;
+      }
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    residual(A, x.data(), b.data(), r.data(), stream);
+    result.relative_residual = norm2(r, stream) / b_norm;
+  }
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+template <typename T>
+BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                     index_t k, const SolveOptions& options) {
+  if (k == 1) {  // the vector iteration, with its fused kernels
+    BlockSolveResult single;
+    single.columns = {pcg(h, b, x, options)};
+    single.solve_ms = single.columns[0].solve_ms;
+    return single;
+  }
+  validate_solve_inputs(h, b, x, k, options, "pcg");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  const index_t n = A.rows;
+  const std::size_t entries = std::size_t(n) * k;
+  BlockSolveResult result;
+  result.columns.resize(k);
+
+  // Every buffer of the iteration is allocated here, none inside the loop. The
+  // per-column scalars sit in one device array read back at once: pq, rr, then
+  // r'z in two slots (the iteration uses one while the next is formed).
+  DeviceBuffer<T> r(entries, stream, "block pcg r"), z(entries, stream, "block pcg z"),
+      p(entries, stream, "block pcg p"), q(entries, stream, "block pcg q");
+  // The cycle's scratch, made once per solve, also holds the partial sums of
+  // every block reduction here (they never run during a cycle).
+  DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
+  DeviceBuffer<T>& scratch = work.column_partials;
+  DeviceBuffer<T> device_scalars(std::size_t(4) * k, stream, "block pcg scalars");
+  T* const pq = device_scalars.data();
+  T* const rr = pq + k;
+  T* const rz[2] = {pq + 2 * k, pq + 3 * k};
+  std::vector<T> host(std::size_t(4) * k);
+  auto read_scalars = [&] {  // the one synchronisation of an iteration
+    read_back(host.data(), device_scalars.data(), sizeof(T) * host.size(), stream);
+  };
+  auto host_scalar = [&](const T* device, index_t j) { return host[(device - pq) + j]; };
+  // Flags of the columns still iterating, on the device in two slots: the
+  // iteration's own, and the next one's once a column stops (the deferred x step
+  // of the iteration still needs the old flags).
+  std::vector<int> active(k, 0);
+  DeviceBuffer<int> device_flags(std::size_t(2) * k, stream, "block pcg active columns");
+  int* device_active = device_flags.data();
+  int* device_next = device_active + k;
+  auto upload_active = [&](int* to) {  // pageable: `active` may change once it returns
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(to, active.data(), sizeof(int) * k,
+                                      cudaMemcpyHostToDevice, stream));
+  };
+
+  std::vector<double> b_norm(k);
+  column_dots(b, b, k, rr, scratch, stream);
+  read_scalars();
+  for (index_t j = 0; j < k; ++j) b_norm[j] = static_cast<double>(std::sqrt(host_scalar(rr, j)));
+  if (std::find(b_norm.begin(), b_norm.end(), 0.0) != b_norm.end()) {
+    // Rare: x = 0 solves the columns whose b is 0 exactly (a round trip, once).
+    std::vector<T> host_x = to_host(x);
+    for (index_t j = 0; j < k; ++j)
+      if (b_norm[j] == 0)
+        for (std::size_t i = 0; i < std::size_t(n); ++i) host_x[i * k + j] = T(0);
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(x.data(), host_x.data(), sizeof(T) * entries,
+                                      cudaMemcpyHostToDevice, stream));
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));  // host_x dies here
+  }
+  residual(A, x.data(), b.data(), k, r.data(), stream);
+  column_dots(r, r, k, rr, scratch, stream);
+  read_scalars();
+  bool any_active = false;
+  for (index_t j = 0; j < k; ++j) {
+    SolveResult& column = result.columns[j];
+    if (b_norm[j] == 0) {
+      column.converged = true;
+      column.residual_history = {0.0};
+      continue;
+    }
+    column.residual_history.push_back(static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j]);
+    active[j] = column.residual_history.back() > options.tolerance && options.max_iterations > 0;
+    any_active = any_active || active[j];
+  }
+
+  // The iteration of the block CG in the fewest block passes: q = A p with pᵀq
+  // in one, r −= αq with ‖r‖² in the next, rᵀz formed by the V-cycle's last
+  // sweep, and the x step deferred into the pass that turns p (x += αp and
+  // p = z + βp read p once). Each column's scalars and bits are those of the
+  // separate operations.
+  if (any_active) {
+    upload_active(device_active);
+    vcycle_from_zero(h, r, z, k, work, rz[0]);
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(p.data(), z.data(), sizeof(T) * entries,
+                                      cudaMemcpyDeviceToDevice, stream));
+    int slot = 0;
+    while (true) {
+      spmm_with_column_dots(A, p.data(), k, q.data(), pq, scratch, stream);
+      block_cg_residual_update(device_active, rz[slot], pq, q, r, rr, k, scratch, stream);
+      read_scalars();
+      bool changed = false;
+      any_active = false;
+      for (index_t j = 0; j < k; ++j) {
+        if (!active[j]) continue;
+        SolveResult& column = result.columns[j];
+        require_positive(host_scalar(rz[slot], j), "r'z", column.iterations, column_name(j));
+        require_positive(host_scalar(pq, j), "p'Ap", column.iterations + 1, column_name(j));
+        ++column.iterations;
+        const double relative = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
+        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
+                                             std::to_string(column.iterations) + column_name(j));
+        column.residual_history.push_back(relative);
+        active[j] = relative > options.tolerance && column.iterations < options.max_iterations;
+        changed = changed || !active[j];
+        any_active = any_active || active[j];
+      }
+      if (!any_active) {
+        block_cg_step(device_active, rz[slot], pq, p, x, k, stream);
+        break;
+      }
+      if (changed) upload_active(device_next);
+      vcycle_from_zero(h, r, z, k, work, rz[1 - slot]);
+      block_cg_step_and_direction(device_active, changed ? device_next : device_active,
+                                  rz[1 - slot], rz[slot], pq, z, p, x, k, stream);
+      if (changed) std::swap(device_active, device_next);
+      slot = 1 - slot;
+    }
+  }
+  residual(A, x.data(), b.data(), k, r.data(), stream);
+  column_dots(r, r, k, rr, scratch, stream);
+  read_scalars();
+  for (index_t j = 0; j < k; ++j) {
+    SolveResult& column = result.columns[j];
+    if (b_norm[j] == 0) continue;
+    column.converged = column.residual_history.back() <= options.tolerance;
+    column.relative_residual = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
+  }
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (SolveResult& column : result.columns) column.solve_ms = result.solve_ms;
+  return result;
+}
+
+template SolveResult pcg<float>(const DeviceHierarchy<float>&, const DeviceBuffer<float>&,
+                                DeviceBuffer<float>&, const SolveOptions&);
+template SolveResult pcg<double>(const DeviceHierarchy<double>&, const DeviceBuffer<double>&,
+                                 DeviceBuffer<double>&, const SolveOptions&);
+template BlockSolveResult pcg<float>(const DeviceHierarchy<float>&, const DeviceBuffer<float>&,
+                                     DeviceBuffer<float>&, index_t, const SolveOptions&);
+template BlockSolveResult pcg<double>(const DeviceHierarchy<double>&,
+                                      const DeviceBuffer<double>&, DeviceBuffer<double>&, index_t,
+                                      const SolveOptions&);
+
+}  // namespace binamg

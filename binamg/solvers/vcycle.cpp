@@ -1,0 +1,145 @@
+#include "binamg/solvers/vcycle.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+// Level l of the cycle on k right-hand sides (row-major blocks; k = 1 is the
+// vector cycle, the same operations column by column). Coarse corrections always
+// start from zero, and so does the fine level when the cycle preconditions CG;
+// `zero_guess` then lets the first pre-smoothing sweep skip its product with A.
+template <typename T>
+void cycle(const Hierarchy<T>& h, CycleWorkspace<T>& work, index_t k, std::size_t l,
+           const std::vector<T>& b, std::vector<T>& x, bool zero_guess) {
+  if (l == h.levels.size()) {
+    h.coarse.solve(b, k, x);  // exact, so the initial guess does not matter
+    return;
+  }
+  const Level<T>& level = h.levels[l];
+  std::vector<T>& r = work.residual[l];
+  if (zero_guess)
+    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+                     h.parameters.presweeps, r);
+  else
+    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+           h.parameters.presweeps, r);
+  residual(level.A, x, b, k, r);
+  spmm(level.R, r, k, work.rhs[l + 1]);
+  cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
+  spmm(level.P, work.solution[l + 1], k, r);
+  axpy(T(1), r, x);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
+         r);
+}
+
+}  // namespace
+
+template <typename T>
+void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
+                           const std::vector<T>& x, const SolveOptions& options,
+                           const char* who) {
+  const std::string name(who);
+  const std::size_t rows = h.matrix(0).rows;
+  require(b.size() == rows, name + ": b has " + std::to_string(b.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+  require(x.size() == rows, name + ": x has " + std::to_string(x.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+  for (std::size_t i = 0; i < rows; ++i) {
+    // Messages are built only on failure: this loop runs once per solve over all rows.
+    if (!std::isfinite(b[i])) throw InvalidInput(name + ": b[" + std::to_string(i) + "] is not finite");
+    if (!std::isfinite(x[i])) throw InvalidInput(name + ": x[" + std::to_string(i) + "] is not finite");
+  }
+  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
+          name + ": tolerance must be finite and >= 0");
+  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+}
+
+template <typename T>
+void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
+  const std::size_t rows = h.matrix(0).rows;
+  if (b.size() != rows || x.size() != rows)
+    throw InvalidInput("vcycle: b and x must have " + std::to_string(rows) + " entries");
+  cycle(h, h.workspace, 1, 0, b, x, false);
+}
+
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
+  const std::size_t rows = h.matrix(0).rows;
+  if (b.size() != rows)
+    throw InvalidInput("vcycle_from_zero: b must have " + std::to_string(rows) + " entries");
+  x.resize(rows);
+  cycle(h, h.workspace, 1, 0, b, x, true);
+}
+
+template <typename T>
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                      index_t k, CycleWorkspace<T>& work) {
+  const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
+  require(k > 0 && b.size() == entries,
+          "vcycle_from_zero: b must hold rows x k = " + std::to_string(entries) + " entries");
+  require(work.residual.size() == std::size_t(h.num_levels()) &&
+              (h.levels.empty() || work.residual[0].size() == entries),
+          "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
+  x.resize(entries);
+  cycle(h, work, k, 0, b, x, true);
+}
+
+template <typename T>
+SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
+                         const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "vcycle_solve");
+  const auto start = std::chrono::steady_clock::now();
+  const CsrMatrix<T>& A = h.matrix(0);
+  SolveResult result;
+  const double b_norm = norm2(b);
+  if (b_norm == 0) {
+    x.assign(x.size(), T(0));
+    result.converged = true;
+    result.residual_history = {0.0};
+  } else {
+    std::vector<T> r;
+    residual(A, x, b, r);
+    result.residual_history.push_back(norm2(r) / b_norm);
+    while (result.residual_history.back() > options.tolerance &&
+           result.iterations < options.max_iterations) {
+      vcycle(h, b, x);
+      residual(A, x, b, r);
+      const double relative = norm2(r) / b_norm;
+      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
+                                           std::to_string(result.iterations + 1));
+      result.residual_history.push_back(relative);
+      ++result.iterations;
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    result.relative_residual = result.residual_history.back();
+  }
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                              \
+  template void validate_solve_inputs<T>(const Hierarchy<T>&, const std::vector<T>&,       \
+                                         const std::vector<T>&, const SolveOptions&,       \
+                                         const char*);                                     \
+  template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);    \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
+                                    std::vector<T>&);                                      \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
+                                    std::vector<T>&, index_t, CycleWorkspace<T>&);         \
+  template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,         \
+                                       std::vector<T>&, const SolveOptions&);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

@@ -1,0 +1,320 @@
+// GPU twin of the V-cycle and the stationary V-cycle solver.
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/spmv/block_row_split.cuh"
+#include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/spmv/row_stream.cuh"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/vector_ops.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int check_threads = 256;
+
+// One thread per entry: lowers *first to the index of a non-finite entry, so the
+// smallest such index is reported.
+template <typename T>
+__global__ void find_nonfinite(index_t n, const T* x, index_t* first) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n && !isfinite(x[k])) atomicMin(first, k);
+}
+
+// Throws naming the first non-finite entry of x: `name[i]`, or `name[row, column]`
+// for a block of k > 1 columns.
+template <typename T>
+void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k,
+                    cudaStream_t stream) {
+  const DeviceBuffer<index_t> first = to_device(std::vector<index_t>{INT_MAX}, stream);
+  const index_t n = static_cast<index_t>(x.size());
+  if (n > 0) {
+    find_nonfinite<<<blocks_for(n, check_threads), check_threads, 0, stream>>>(
+        n, x.data(), const_cast<index_t*>(first.data()));
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t bad = to_host(first)[0];
+  if (bad == INT_MAX) return;
+  const std::string where = k == 1 ? std::to_string(bad)
+                                   : std::to_string(bad / k) + ", " + std::to_string(bad % k);
+  throw InvalidInput(name + "[" + where + "] is not finite");
+}
+
+// Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
+// same row sums as the residual and SpMV, the same expressions as the Jacobi and
+// axpy kernels), minus a vector pass and a launch: the first Jacobi sweep from
+// zero, x = w·d⁻¹·b, with the residual r = b − A x of its result (the entries of
+// x formed where the product reads them; k > 1 only, see below), and the
+// prolongation with the correction, x += P e. k row-major right-hand sides run
+// them as the block SpMM's gather and epilogue (column c of input row `col` of
+// the first sweep is w·d⁻¹[col]·B(col, c)); k = 1 sums rows with
+// spmv/row_stream.cuh and the epilogue's per-row overload.
+template <typename T>
+struct FirstSweepEntry {
+  const T* __restrict__ inverse_diagonal;
+  T weight;
+  const T* __restrict__ b;
+  index_t k;
+  __device__ T operator()(index_t col, index_t c) const {
+    return weight * inverse_diagonal[col] * b[std::int64_t(col) * k + c];
+  }
+};
+
+template <typename T>
+struct SmoothAndResidualEntry {
+  FirstSweepEntry<T> first_sweep;
+  T* __restrict__ x;
+  T* __restrict__ r;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    const std::int64_t e = std::int64_t(row) * first_sweep.k + c;
+    x[e] = first_sweep(row, c);
+    r[e] = first_sweep.b[e] - sum;
+  }
+};
+
+template <typename T>
+struct CorrectEntry {
+  T* __restrict__ x;
+  index_t k;
+  __device__ void operator()(index_t row, index_t c, T sum) const {
+    x[std::int64_t(row) * k + c] += sum;
+  }
+  __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
+};
+
+// Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
+// vector kernels).
+// With b_dot_x (k > 1 only), the column dots bᵀx of the result.
+template <typename T>
+void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k, std::size_t l,
+           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess,
+           T* b_dot_x = nullptr) {
+  cudaStream_t stream = h.stream;
+  if (l == h.levels.size()) {
+    h.coarse.solve(b.data(), k, x.data(), stream);
+    if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
+    return;
+  }
+  const DeviceLevel<T>& level = h.levels[l];
+  DeviceBuffer<T>& r = work.residual[l];
+  if (zero_guess && h.parameters.presweeps == 1) {
+    smooth_from_zero_with_residual(level, b, x, r, k, stream);
+  } else {
+    if (zero_guess)
+      jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+                       h.parameters.presweeps, r, stream);
+    else
+      jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+             h.parameters.presweeps, r, stream);
+    residual(level.A, x.data(), b.data(), k, r.data(), stream);
+  }
+  spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
+  cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
+  prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
+  if (b_dot_x && h.parameters.postsweeps > 0) {
+    jacobi_with_column_dots(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
+                            h.parameters.postsweeps, r, b_dot_x, work.column_partials, stream);
+    return;
+  }
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
+         r, stream);
+  if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
+}
+
+template <typename T>
+void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, const char* what,
+                       const char* who) {
+  const std::size_t rows = h.matrix(0).rows;
+  require(v.size() == rows, std::string(who) + ": " + what + " has " + std::to_string(v.size()) +
+                                " entries, the matrix has " + std::to_string(rows) + " rows");
+}
+
+}  // namespace
+
+// k = 1 runs the pair unfused: fused, every nonzero gathers both d⁻¹ and b,
+// which measured slower on the H100 than a vector pass forming x and a residual
+// gathering x alone (3D 7-pt 128³, level 1: 97 µs fused, 66 µs unfused; level 0:
+// 123 and 122 µs; bench/results/2026-11-23-h100-vcycle-double-row-stream.jsonl
+// and 2026-11-23-h100-late-vcycle-double.jsonl).
+// A block shares d⁻¹[col] across its k columns, so the block step stays fused.
+template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r,
+                                    cudaStream_t stream) {
+  jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, 1, r, stream);
+  residual(level.A, x.data(), b.data(), r.data(), stream);
+}
+
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         cudaStream_t stream) {
+  row_stream::launch<T>(P, row_stream::VectorEntry<T>{e.data()}, CorrectEntry<T>{x.data(), 1},
+                        stream);
+}
+
+template <typename T>
+void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
+                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r, index_t k,
+                                    cudaStream_t stream) {
+  if (k == 1) return smooth_from_zero_with_residual(level, b, x, r, stream);
+  const FirstSweepEntry<T> first_sweep{level.inverse_diagonal.data(), level.jacobi_weight,
+                                       b.data(), k};
+  block_row_split::launch(level.A, k, first_sweep,
+                          SmoothAndResidualEntry<T>{first_sweep, x.data(), r.data()}, stream);
+}
+
+template <typename T>
+void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
+                         index_t k, cudaStream_t stream) {
+  if (k == 1) return prolong_and_correct(P, e, x, stream);
+  block_row_split::launch(P, k, block_row_split::BlockEntry<T>{e.data(), k},
+                          CorrectEntry<T>{x.data(), k}, stream);
+}
+
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, const SolveOptions& options,
+                           const char* who) {
+  validate_solve_inputs(h, b, x, 1, options, who);
+}
+
+template <typename T>
+void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                           const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
+                           const char* who) {
+  const std::string name(who);
+  if (k == 1) {
+    require_fine_size(h, b, "b", who);
+    require_fine_size(h, x, "x", who);
+  } else {
+    require(k > 0, name + ": the number of right-hand sides k = " + std::to_string(k) +
+                       " must be positive");
+    const std::size_t entries = std::size_t(h.matrix(0).rows) * k;
+    require(b.size() == entries, name + ": b has " + std::to_string(b.size()) +
+                                     " entries, expected rows x k = " + std::to_string(entries));
+    require(x.size() == entries, name + ": x has " + std::to_string(x.size()) +
+                                     " entries, expected rows x k = " + std::to_string(entries));
+  }
+  require_finite(b, name + ": b", k, h.stream);
+  require_finite(x, name + ": x", k, h.stream);
+  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
+          name + ": tolerance must be finite and >= 0");
+  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+}
+
+template <typename T>
+void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
+  require_fine_size(h, b, "b", "vcycle");
+  require_fine_size(h, x, "x", "vcycle");
+  cycle(h, h.workspace, 1, 0, b, x, false);
+}
+
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                      DeviceBuffer<T>& x) {
+  require_fine_size(h, b, "b", "vcycle_from_zero");
+  require_fine_size(h, x, "x", "vcycle_from_zero");
+  cycle(h, h.workspace, 1, 0, b, x, true);
+}
+
+template <typename T>
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                      index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x) {
+  const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
+  require(k > 0 && b.size() == entries && x.size() == entries,
+          "vcycle_from_zero: b and x must hold rows x k = " + std::to_string(entries) +
+              " entries");
+  require(work.residual.size() == std::size_t(h.num_levels()) &&
+              (h.levels.empty() || work.residual[0].size() == entries),
+          "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
+  require(b_dot_x == nullptr || k > 1,
+          "vcycle_from_zero: the fused dots are for k > 1 right-hand sides");
+  cycle(h, work, k, 0, b, x, true, b_dot_x);
+}
+
+template <typename T>
+bool solved_for_zero_rhs(double b_norm, DeviceBuffer<T>& x, SolveResult& result,
+                         cudaStream_t stream) {
+  if (b_norm != 0) return false;
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
+  result.converged = true;
+  result.residual_history = {0.0};
+  return true;
+}
+
+template <typename T>
+SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
+                         DeviceBuffer<T>& x, const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "vcycle_solve");
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceCsr<T>& A = h.matrix(0);
+  cudaStream_t stream = h.stream;
+  SolveResult result;
+  const double b_norm = norm2(b, stream);
+  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
+    // Allocated once: a cycle and its residual norm allocate nothing.
+    DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
+    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");
+    auto relative_residual = [&] {  // ‖b − Ax‖/‖b‖, the bits of norm2(r) / b_norm
+      residual(A, x.data(), b.data(), r.data(), stream);
+      T* const rr = scratch.data() + scratch.size() - 1;
+      dot(r, r, rr, scratch, stream);
+      return std::sqrt(read_back(rr, stream)) / b_norm;
+    };
+    result.residual_history.push_back(relative_residual());
+    while (result.residual_history.back() > options.tolerance &&
+           result.iterations < options.max_iterations) {
+      vcycle(h, b, x);
+      const double relative = relative_residual();
+      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
+                                           std::to_string(result.iterations + 1));
+      result.residual_history.push_back(relative);
+      ++result.iterations;
+    }
+    result.converged = result.residual_history.back() <= options.tolerance;
+    result.relative_residual = result.residual_history.back();
+  }
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                 \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
+                                         const DeviceBuffer<T>&, const SolveOptions&,         \
+                                         const char*);                                        \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
+                                         const DeviceBuffer<T>&, index_t,                     \
+                                         const SolveOptions&, const char*);                   \
+  template bool solved_for_zero_rhs<T>(double, DeviceBuffer<T>&, SolveResult&, cudaStream_t); \
+  template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                    DeviceBuffer<T>&);                                        \
+  template SolveResult vcycle_solve<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,     \
+                                       DeviceBuffer<T>&, const SolveOptions&);                \
+  template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&,         \
+                                                  cudaStream_t);                              \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
+                                       DeviceBuffer<T>&, cudaStream_t);                       \
+  template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
+                                                  cudaStream_t);                              \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
+                                       DeviceBuffer<T>&, index_t, cudaStream_t);              \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                    DeviceBuffer<T>&, index_t, DeviceCycleWorkspace<T>&, T*);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

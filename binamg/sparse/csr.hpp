@@ -1,0 +1,79 @@
+#pragma once
+// Compressed sparse row matrix on the host, float or double, 32-bit indices.
+//
+// Invariants every binamg function relies on (checked by validate()):
+// row_ptr has rows+1 non-decreasing entries from 0 to nnz; within a row,
+// column indices are strictly increasing (sorted, no duplicates) and in [0, cols).
+#include <string>
+#include <vector>
+
+#include "binamg/core/types.hpp"
+
+namespace binamg {
+
+template <typename T>
+struct CsrMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_ptr{0};
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+
+  index_t nnz() const { return static_cast<index_t>(col_idx.size()); }
+  index_t row_length(index_t row) const { return row_ptr[row + 1] - row_ptr[row]; }
+};
+
+/// An all-zero rows×cols matrix (row_ptr filled, no entries).
+template <typename T>
+CsrMatrix<T> zero_matrix(index_t rows, index_t cols);
+
+/// Sets matrix's row offsets from the nonzeros of each row (row_nnz, one per
+/// row) and sizes its columns and values to match; throws InvalidInput naming
+/// `what` when the total passes 32-bit indices.
+template <typename T>
+void allocate_rows(CsrMatrix<T>& matrix, const std::vector<std::int64_t>& row_nnz,
+                   const std::string& what);
+
+/// The n×n identity.
+template <typename T>
+CsrMatrix<T> identity_matrix(index_t n);
+
+/// Throws InvalidInput naming `what` and the offending row unless the CSR
+/// invariants above hold and every value is finite.
+template <typename T>
+void validate(const CsrMatrix<T>& matrix, const std::string& what);
+
+/// Throws InvalidInput unless the matrix is square, non-empty and has a
+/// nonzero diagonal entry in every row (what AMG and Jacobi need).
+template <typename T>
+void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string& what);
+
+/// The diagonal as a dense vector (zero where a row has no diagonal entry).
+template <typename T>
+std::vector<T> diagonal(const CsrMatrix<T>& matrix);
+
+/// Largest entrywise |a - b| / max(|a|, |b|, scale) of two matrices with the
+/// same sparsity pattern (0 where that is 0), e.g. one product computed in two
+/// orders. `scale`, when given, has the same pattern and holds each entry's
+/// magnitude of rounding: the sum of the |terms| that formed it. With it an
+/// entry whose terms cancel is judged against its terms, whose rounding it
+/// carries, not against its own tiny value. Throws InvalidInput naming `what`
+/// if the shapes or patterns differ.
+template <typename T>
+double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
+                               const std::string& what,
+                               const CsrMatrix<double>* scale = nullptr);
+
+/// Converts precision (double -> float for a float solve, and back).
+template <typename To, typename From>
+CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {
+  CsrMatrix<To> result;
+  result.rows = matrix.rows;
+  result.cols = matrix.cols;
+  result.row_ptr = matrix.row_ptr;
+  result.col_idx = matrix.col_idx;
+  result.values.assign(matrix.values.begin(), matrix.values.end());
+  return result;
+}
+
+}  // namespace binamg

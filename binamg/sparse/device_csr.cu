@@ -1,0 +1,56 @@
+#include "binamg/core/launch.hpp"
+#include "binamg/sparse/device_csr.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int diagonal_threads = 256;
+
+// One thread per row: binary search of the (sorted) row for its diagonal.
+template <typename T>
+__global__ void extract_diagonal(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                                 const T* values, T* diag) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  index_t low = row_ptr[row], high = row_ptr[row + 1];
+  while (low < high) {
+    const index_t mid = low + (high - low) / 2;
+    if (col_idx[mid] < row) low = mid + 1; else high = mid;
+  }
+  diag[row] = low < row_ptr[row + 1] && col_idx[low] == row ? values[low] : T(0);
+}
+
+// *longest = max(*longest, the longest row's nonzeros); max is order-free.
+__global__ void longest_row(index_t rows, const index_t* row_ptr, index_t* longest) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) atomicMax(longest, row_ptr[row + 1] - row_ptr[row]);
+}
+
+}  // namespace
+
+index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream) {
+  DeviceBuffer<index_t> longest(1, stream, "longest row");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
+  if (rows > 0) {
+    longest_row<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        rows, row_ptr, longest.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return to_host(longest)[0];
+}
+
+template <typename T>
+DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
+  DeviceBuffer<T> diag(A.rows, stream, "diagonal");
+  if (A.rows > 0) {
+    extract_diagonal<<<blocks_for(A.rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return diag;
+}
+
+template DeviceBuffer<float> diagonal<float>(const DeviceCsr<float>&, cudaStream_t);
+template DeviceBuffer<double> diagonal<double>(const DeviceCsr<double>&, cudaStream_t);
+
+}  // namespace binamg

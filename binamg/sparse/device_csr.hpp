@@ -1,0 +1,89 @@
+#pragma once
+// CSR matrix resident on the GPU: the same invariants as CsrMatrix.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/error.hpp"
+#include "binamg/sparse/csr.hpp"
+
+namespace binamg {
+
+template <typename T>
+struct DeviceCsr {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t nnz = 0;
+  DeviceBuffer<index_t> row_ptr;  // rows + 1
+  DeviceBuffer<index_t> col_idx;  // nnz
+  DeviceBuffer<T> values;         // nnz
+  // The longest row's nonzeros, or -1 where it is not known (to_device knows it
+  // from the host copy; matrices formed on the GPU leave it unknown unless
+  // max_row_length() is asked). Only performance reads it: the choice of SpMM
+  // kernel (spmm_algorithm_for) and whether the row kernels look for rows long
+  // enough to need a whole block (row_split::long_rows_of). A stale value can
+  // cost speed or pick the other kernel's summation order, never correctness.
+  index_t max_row_length = -1;
+};
+
+/// Throws InvalidInput, naming `what`, unless M's dimensions are non-negative
+/// and its arrays hold rows + 1 offsets and nnz columns and values (the
+/// arrays' contents are not read: that would cost a copy to the host).
+template <typename T>
+void require_consistent(const DeviceCsr<T>& M, const std::string& what) {
+  require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
+              M.row_ptr.size() == std::size_t(M.rows) + 1 &&
+              M.col_idx.size() == std::size_t(M.nnz) && M.values.size() == std::size_t(M.nnz),
+          what + " is not a consistent DeviceCsr (" + std::to_string(M.rows) + " x " +
+              std::to_string(M.cols) + ", nnz " + std::to_string(M.nnz) + "; arrays of " +
+              std::to_string(M.row_ptr.size()) + " offsets, " +
+              std::to_string(M.col_idx.size()) + " columns, " +
+              std::to_string(M.values.size()) + " values)");
+}
+
+/// Uploads a host matrix (asynchronous on `stream`).
+template <typename T>
+DeviceCsr<T> to_device(const CsrMatrix<T>& host, cudaStream_t stream = nullptr) {
+  DeviceCsr<T> device;
+  device.rows = host.rows;
+  device.cols = host.cols;
+  device.nnz = host.nnz();
+  device.row_ptr = to_device(host.row_ptr, stream);
+  device.col_idx = to_device(host.col_idx, stream);
+  device.values = to_device(host.values, stream);
+  device.max_row_length = 0;
+  for (index_t row = 0; row < host.rows; ++row)
+    device.max_row_length = std::max(device.max_row_length, host.row_length(row));
+  return device;
+}
+
+/// Downloads a device matrix; synchronizes its streams.
+template <typename T>
+CsrMatrix<T> to_host(const DeviceCsr<T>& device) {
+  CsrMatrix<T> host;
+  host.rows = device.rows;
+  host.cols = device.cols;
+  host.row_ptr = to_host(device.row_ptr);
+  host.col_idx = to_host(device.col_idx);
+  host.values = to_host(device.values);
+  return host;
+}
+
+/// The longest row's nonzeros of a device CSR pattern (rows + 1 offsets);
+/// synchronizes `stream`.
+index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream = nullptr);
+
+/// A's longest row, counted on the GPU (synchronizes `stream`): what sets
+/// DeviceCsr::max_row_length where it is unknown.
+template <typename T>
+index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
+  return max_row_length(A.rows, A.row_ptr.data(), stream);
+}
+
+/// The diagonal as a device vector (zero where a row has no diagonal entry).
+template <typename T>
+DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
+
+}  // namespace binamg

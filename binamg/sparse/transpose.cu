@@ -1,0 +1,91 @@
+#include <cub/device/device_radix_sort.cuh>
+
+#include "binamg/core/launch.hpp"
+#include "binamg/core/radix_sort.hpp"
+#include "binamg/sparse/transpose.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int transpose_threads = 256;
+
+// One thread per row of A: writes the row index of each of the row's entries.
+__global__ void expand_row_indices(index_t rows, const index_t* row_ptr, index_t* row_of) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) row_of[k] = row;
+}
+
+// One thread per column c of A (row c of Aᵀ), plus one for the end: the first
+// position in the column-sorted keys holding a key >= c.
+__global__ void offsets_from_sorted_keys(index_t nnz, index_t cols, const index_t* sorted_cols,
+                                         index_t* row_ptr_t) {
+  const index_t c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c > cols) return;
+  index_t low = 0, high = nnz;
+  while (low < high) {
+    const index_t mid = low + (high - low) / 2;
+    if (sorted_cols[mid] < c) low = mid + 1; else high = mid;
+  }
+  row_ptr_t[c] = low;
+}
+
+// One thread per entry of Aᵀ: gathers its row index and value from A's entry.
+template <typename T>
+__global__ void gather_entries(index_t nnz, const index_t* source_entry, const index_t* row_of,
+                               const T* values, index_t* col_idx_t, T* values_t) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nnz) return;
+  const index_t entry = source_entry[k];
+  col_idx_t[k] = row_of[entry];
+  values_t[k] = values[entry];
+}
+
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
+  DeviceCsr<T> At;
+  At.rows = A.cols;
+  At.cols = A.rows;
+  At.nnz = A.nnz;
+  At.row_ptr =
+      DeviceBuffer<index_t>(static_cast<std::size_t>(A.cols) + 1, stream, "transpose row_ptr");
+  At.col_idx = DeviceBuffer<index_t>(A.nnz, stream, "transpose col_idx");
+  At.values = DeviceBuffer<T>(A.nnz, stream, "transpose values");
+
+  DeviceBuffer<index_t> sorted_cols(A.nnz, stream, "transpose keys");
+  DeviceBuffer<index_t> entry(A.nnz, stream, "transpose entries");
+  DeviceBuffer<index_t> sorted_entry(A.nnz, stream, "transpose sorted entries");
+  DeviceBuffer<index_t> row_of(A.nnz, stream, "transpose row indices");
+  if (A.nnz > 0) {
+    fill_identity(entry.data(), A.nnz, stream);
+    expand_row_indices<<<blocks_for(A.rows, transpose_threads), transpose_threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), row_of.data());
+    BINAMG_CHECK_LAUNCH();
+    // LSD radix sort is stable: equal columns keep A's row-major entry order.
+    const int bits = radix_key_bits(A.cols);
+    std::size_t temp_bytes = 0;
+    BINAMG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        nullptr, temp_bytes, A.col_idx.data(), sorted_cols.data(), entry.data(),
+        sorted_entry.data(), A.nnz, 0, bits, stream));
+    DeviceBuffer<unsigned char> temp(temp_bytes, stream, "transpose sort scratch");
+    BINAMG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        temp.data(), temp_bytes, A.col_idx.data(), sorted_cols.data(), entry.data(),
+        sorted_entry.data(), A.nnz, 0, bits, stream));
+    gather_entries<<<blocks_for(A.nnz, transpose_threads), transpose_threads, 0, stream>>>(
+        A.nnz, sorted_entry.data(), row_of.data(), A.values.data(), At.col_idx.data(),
+        At.values.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  offsets_from_sorted_keys<<<blocks_for(std::int64_t(A.cols) + 1, transpose_threads),
+                             transpose_threads, 0, stream>>>(A.nnz, A.cols, sorted_cols.data(),
+                                                             At.row_ptr.data());
+  BINAMG_CHECK_LAUNCH();
+  return At;
+}
+
+template DeviceCsr<float> transpose<float>(const DeviceCsr<float>&, cudaStream_t);
+template DeviceCsr<double> transpose<double>(const DeviceCsr<double>&, cudaStream_t);
+
+}  // namespace binamg

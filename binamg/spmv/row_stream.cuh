@@ -1,0 +1,200 @@
+#pragma once
+// Row sums of a CSR matrix against a vector, Σ_e a_e·x(c_e) for each row, with the
+// nonzeros staged through shared memory (the "CSR-stream" idea of Greathouse &
+// Daga's CSR-Adaptive): a block takes R consecutive rows, all its threads load the
+// rows' nonzeros and gathered inputs together (coalesced, several loads in flight
+// per thread), and then a group of G = threads / R lanes sums each row from shared
+// memory. A lane per nonzero (row_split.cuh) leaves lanes idle on 5-27-entry rows
+// and has one load in flight per lane, which held the k = 1 kernels to 50-60% of
+// the copy bandwidth on the H100. Every k = 1 kernel that sums A's rows against a
+// vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ estimate) runs
+// through launch(), so they share one summation order: a fused step gives the bits
+// of the calls it replaces.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "binamg/core/cuda_check.hpp"
+#include "binamg/core/launch.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#include "binamg/spmv/row_split.cuh"
+
+namespace binamg::row_stream {
+
+constexpr int threads = 256;
+constexpr int tile = 2048;  // nonzeros staged per pass: 8 loads per thread
+constexpr int warps = threads / 32;
+// Rows longer than this on average are summed a warp per row straight from
+// global memory: staging them left few rows per block and measured slower on the
+// H100 (3D 7-pt 128³ levels 1-2, means 123-900: 10-50% slower than a warp per row).
+constexpr double max_staged_mean = 64;
+// A staged block whose rows hold more than this many tiles (a few very long rows
+// among short ones) sums them a warp per row too, so one lane never walks a long
+// row alone.
+constexpr int max_tiles_per_block = 8;
+// Rows past row_split::long_row_length for groups of this many lanes are summed
+// by a whole block.
+constexpr int long_row_lanes = 8;
+
+/// Rows per block for A: the largest power of two (8..256) whose mean share of
+/// nonzeros fits one tile. Fixed per matrix, so the summation order is too.
+inline int rows_per_block(index_t rows, std::int64_t nnz) {
+  const double mean = rows > 0 ? double(nnz) / rows : 0;
+  int r = threads;
+  while (r > warps && r * mean > tile) r /= 2;
+  return r;
+}
+
+/// Whether A's rows are staged (else a warp per row, 8 rows per block).
+inline bool staged(index_t rows, std::int64_t nnz) {
+  return rows == 0 || double(nnz) / rows <= max_staged_mean;
+}
+
+/// Rows [first_row, first_row + block_rows) of the block a warp each (warp w
+/// takes rows w, w + 8, ...), 32 lanes per row (row_split::row_sum's order),
+/// except rows longer than long_row (left to block_row_sum).
+template <typename Sum, typename T, typename Gather, typename Finish>
+__device__ void warp_per_row(std::int64_t first_row, int block_rows, const index_t* bounds,
+                             index_t long_row, const index_t* __restrict__ col_idx,
+                             const T* __restrict__ values, const Gather& x_of,
+                             const Finish& finish) {
+  for (int r = threadIdx.x / 32; r < block_rows; r += warps) {
+    if (bounds[r + 1] - bounds[r] > long_row) continue;
+    const Sum sum = row_split::row_sum<Sum, 32>(bounds[r], bounds[r + 1], col_idx, values, x_of);
+    if (threadIdx.x % 32 == 0) finish(index_t(first_row + r), sum);
+  }
+}
+
+/// Σ a_e·x_of(c_e) over [begin, end) by the whole block: thread t adds entries
+/// t, t + threads, … in order, each warp adds its lanes in a fixed shuffle tree
+/// and thread 0 the warps in order (through `shared`, one entry per warp). The
+/// sum is thread 0's; every thread must call it.
+template <typename Sum, typename T, typename Gather>
+__device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restrict__ col_idx,
+                             const T* __restrict__ values, const Gather& x_of, Sum* shared) {
+  Sum sum = 0;
+  for (index_t e = begin + threadIdx.x; e < end; e += threads)
+    sum += Sum(values[e]) * Sum(x_of(col_idx[e]));
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = sum;
+  __syncthreads();
+  Sum total = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < warps; ++w) total += shared[w];
+  __syncthreads();  // shared is free again
+  return total;
+}
+
+/// Threads: block b owns rows [b·R, b·R + R), G = threads / R lanes per row.
+/// Lane l of a row's group adds the row's entries l, l + G, l + 2G, ... in order,
+/// over as many passes of `tile` staged products as the block needs, then the group
+/// adds its G partials in a fixed shuffle tree: the same bits on every run,
+/// whatever the passes. finish(row, sum) runs once per row, on the group's lane 0.
+/// Unstaged: G = 32, a warp per row. With LongRows, a block holding a row longer
+/// than `long_row` sums its other rows a warp each and its long ones with the
+/// whole block (block_row_sum); without, no row is that long and the check is
+/// not compiled in (it cost the 27-point stencil's SpMV 6-9% on the H100).
+template <typename Sum, int G, bool Staged, bool LongRows, typename T, typename Gather,
+          typename Finish>
+__global__ void __launch_bounds__(threads)
+    row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
+                    const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                    Gather x_of, Finish finish) {
+  constexpr int R = threads / G;
+  __shared__ index_t bounds[R + 1];
+  __shared__ Sum products[Staged ? tile : 1];
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
+  const int block_rows = static_cast<int>(std::min<std::int64_t>(R, rows - first_row));
+  for (int i = threadIdx.x; i <= block_rows; i += threads) bounds[i] = row_ptr[first_row + i];
+  __syncthreads();
+  const std::int64_t block_begin = bounds[0], block_end = bounds[block_rows];
+  const int local_row = threadIdx.x / G, lane = threadIdx.x % G;
+  const bool has_row = local_row < block_rows;
+
+  const auto is_long = [&](int r) { return bounds[r + 1] - bounds[r] > long_row; };
+  bool holds_long = false;
+  if constexpr (LongRows) {
+    for (int r = threadIdx.x; r < block_rows; r += threads) holds_long |= is_long(r);
+    holds_long = __syncthreads_or(holds_long);
+  }
+  if (holds_long || !Staged ||
+      block_end - block_begin > std::int64_t(max_tiles_per_block) * tile) {
+    warp_per_row<Sum>(first_row, block_rows, bounds, long_row, col_idx, values, x_of, finish);
+    if constexpr (LongRows) {
+      __shared__ Sum warp_sums[warps];
+      for (int r = 0; holds_long && r < block_rows; ++r) {
+        if (!is_long(r)) continue;  // the same for the whole block
+        const Sum sum =
+            block_row_sum<Sum>(bounds[r], bounds[r + 1], col_idx, values, x_of, warp_sums);
+        if (threadIdx.x == 0) finish(index_t(first_row + r), sum);
+      }
+    }
+    return;
+  }
+
+  const std::int64_t begin = has_row ? bounds[local_row] : 0;
+  const std::int64_t end = has_row ? bounds[local_row + 1] : 0;
+  Sum sum = 0;
+  for (std::int64_t pass = block_begin; pass < block_end; pass += tile) {
+    const int count = static_cast<int>(std::min<std::int64_t>(tile, block_end - pass));
+#pragma unroll
+    for (int j = 0; j < tile / threads; ++j) {
+      const int i = j * threads + threadIdx.x;
+      if (i < count) products[i] = Sum(values[pass + i]) * Sum(x_of(col_idx[pass + i]));
+    }
+    __syncthreads();
+    // This lane's first entry at or after the pass start, then every G-th.
+    std::int64_t e = begin + lane;
+    if (e < pass) e += (pass - e + G - 1) / G * G;
+    const std::int64_t stop = std::min(end, pass + count);
+    for (; e < stop; e += G) sum += products[e - pass];
+    __syncthreads();
+  }
+  if constexpr (G > 1) {
+    const unsigned mask = row_split::group_mask<G>();
+#pragma unroll
+    for (int offset = G / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(mask, sum, offset, G);
+  }
+  if (has_row && lane == 0) finish(index_t(first_row + local_row), sum);
+}
+
+template <typename Sum, int G, bool Staged = true, typename T, typename Gather, typename Finish>
+void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish,
+                  cudaStream_t stream) {
+  const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
+  const auto kernel = long_row == row_split::no_long_rows
+                          ? row_sums_kernel<Sum, G, Staged, false, T, Gather, Finish>
+                          : row_sums_kernel<Sum, G, Staged, true, T, Gather, Finish>;
+  kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
+      A.rows, long_row, A.row_ptr.data(), A.col_idx.data(), A.values.data(), x_of, finish);
+  BINAMG_CHECK_LAUNCH();
+}
+
+/// finish(row, Σ_e a_e·x_of(c_e)) for every row of A, the products and the sum in
+/// Sum. Gather and Finish are trivially copyable functors with __device__
+/// operator()s: x_of(col) -> value, finish(row, sum).
+template <typename Sum, typename T, typename Gather, typename Finish>
+void launch(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, cudaStream_t stream) {
+  if (A.rows == 0) return;
+  if (!staged(A.rows, A.nnz)) return launch_shape<Sum, 32, false>(A, x_of, finish, stream);
+  switch (threads / rows_per_block(A.rows, A.nnz)) {
+    case 1: return launch_shape<Sum, 1>(A, x_of, finish, stream);
+    case 2: return launch_shape<Sum, 2>(A, x_of, finish, stream);
+    case 4: return launch_shape<Sum, 4>(A, x_of, finish, stream);
+    case 8: return launch_shape<Sum, 8>(A, x_of, finish, stream);
+    case 16: return launch_shape<Sum, 16>(A, x_of, finish, stream);
+    default: return launch_shape<Sum, 32>(A, x_of, finish, stream);
+  }
+}
+
+/// Entry `col` of a vector.
+template <typename T>
+struct VectorEntry {
+  const T* __restrict__ x;
+  __device__ T operator()(index_t col) const { return x[col]; }
+};
+
+}  // namespace binamg::row_stream

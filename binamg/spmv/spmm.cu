@@ -1,0 +1,92 @@
+// GPU Y = A X: argument checks, the choice between the two kernels, dispatch.
+#include <string>
+
+#include "binamg/spmv/block_row_split.cuh"
+#include "binamg/spmv/row_stream.cuh"
+#include "binamg/spmv/spmm_kernels.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+
+namespace binamg {
+
+namespace spmm_detail {
+
+template <typename T>
+void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, const char* what) {
+  const std::string name(what);
+  require_consistent(A, name + ": A");
+  require(k > 0, name + ": the number of right-hand sides k = " + std::to_string(k) +
+                     " must be positive");
+  checked_index(std::int64_t(A.rows) * k, name + ": rows x k");
+  checked_index(std::int64_t(A.cols) * k, name + ": cols x k");
+  require(A.cols == 0 || X != nullptr, name + ": the input vector(s) pointer is null");
+  require(A.rows == 0 || Y != nullptr, name + ": the output pointer is null");
+}
+
+}  // namespace spmm_detail
+
+// The longest row decides, not the mean. Measured on the H100: over the
+// stencils (mean 5.0, 6.9, 26.5) and k = 1, 8, 32, 64, row_split won 11 of 12
+// cases (merge_based only at mean 5.0, k = 32, by 11%;
+// bench/results/2026-11-22-h100-spmm.md), and on the irregular suite it also won
+// at means 76 and 96 (no row far past the mean), while merge_based won by 2-7x
+// on R-MAT and hub rows (bench/results/2026-11-24-h100-spmm-irregular.md). The
+// tiled k = 1 merge kernel kept that split
+// (bench/results/2026-11-24-h100-spmm-fix-up-batch.jsonl): row_split 1.3-1.6x
+// faster on the stencils, banded and 3-dof rows, merge_based 1.6-5.4x on R-MAT
+// and hub rows.
+SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k) {
+  const int lanes = k == 1 ? row_stream::long_row_lanes : block_row_split::lanes_of_shape(k);
+  return max_row_length > row_split::long_row_length(rows, nnz, lanes)
+             ? SpmmAlgorithm::merge_based
+             : SpmmAlgorithm::row_split;
+}
+
+const char* spmm_algorithm_name(SpmmAlgorithm algorithm) {
+  switch (algorithm) {
+    case SpmmAlgorithm::row_split: return "row_split";
+    case SpmmAlgorithm::merge_based: return "merge_based";
+    default: return "automatic";
+  }
+}
+
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
+          cudaStream_t stream) {
+  spmm_detail::check_arguments(A, X, k, Y, "spmm");
+  if (algorithm == SpmmAlgorithm::automatic)
+    algorithm = spmm_algorithm_for(A.rows, A.nnz, A.max_row_length, k);
+  if (algorithm == SpmmAlgorithm::merge_based)
+    spmm_detail::merge_based(A, X, k, Y, stream);
+  else
+    spmm_detail::row_split(A, X, k, Y, stream);
+}
+
+template <typename T>
+void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
+  spmm(A, X, k, Y, SpmmAlgorithm::automatic, stream);
+}
+
+template <typename T>
+void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
+                           DeviceBuffer<T>& partials, cudaStream_t stream) {
+  spmm_detail::check_arguments(A, X, k, Y, "spmm_with_column_dots");
+  require(A.rows == A.cols, "spmm_with_column_dots: the matrix is not square (" +
+                                std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
+  require(dots != nullptr, "spmm_with_column_dots: the dots pointer is null");
+  spmm_detail::row_split_with_dots(A, X, k, Y, dots, partials, stream);
+}
+
+#define BINAMG_INSTANTIATE(T)                                                          \
+  template void spmm_detail::check_arguments<T>(const DeviceCsr<T>&, const T*, index_t,  \
+                                                const T*, const char*);                \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, SpmmAlgorithm,      \
+                        cudaStream_t);                                                 \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);      \
+  template void spmm_with_column_dots<T>(const DeviceCsr<T>&, const T*, index_t, T*, T*,  \
+                                         DeviceBuffer<T>&, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg

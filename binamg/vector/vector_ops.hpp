@@ -1,0 +1,76 @@
+#pragma once
+// Dense vector operations on the host. Reductions sum fixed-size blocks and
+// then the block sums in order, so results are bitwise reproducible whatever
+// the number of OpenMP threads.
+#include <vector>
+
+#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/types.hpp"
+
+namespace binamg {
+
+/// Elements per reduction block (fixed: part of the result's definition).
+constexpr index_t reduction_block = 4096;
+
+template <typename T>
+T dot(const std::vector<T>& x, const std::vector<T>& y);
+
+template <typename T>
+T norm2(const std::vector<T>& x);
+
+/// y += alpha * x
+template <typename T>
+void axpy(T alpha, const std::vector<T>& x, std::vector<T>& y);
+
+/// y = x + beta * y
+template <typename T>
+void xpby(const std::vector<T>& x, T beta, std::vector<T>& y);
+
+/// True when every entry is finite.
+template <typename T>
+bool all_finite(const std::vector<T>& x);
+
+// GPU twins on device-resident vectors, ordered on `stream`. dot and norm2
+// reduce in a fixed tree that depends only on the length, so they are bitwise
+// reproducible run to run; they return to the host and so synchronize `stream`.
+
+template <typename T>
+T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
+
+template <typename T>
+T norm2(const DeviceBuffer<T>& x, cudaStream_t stream = nullptr);
+
+/// y += alpha * x
+template <typename T>
+void axpy(T alpha, const DeviceBuffer<T>& x, DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
+
+/// y = x + beta * y
+template <typename T>
+void xpby(const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
+
+// Device-side reductions and the fused updates of CG: results and scalars stay in
+// device memory (T* below are device pointers to one value), nothing synchronizes,
+// so a CG iteration reads its scalars back once. `scratch` holds the block partial
+// sums: at least reduction_scratch_size(n) entries for vectors of length n.
+
+std::size_t reduction_scratch_size(index_t n);
+
+/// *result = xᵀy, the bits of dot(x, y).
+template <typename T>
+void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBuffer<T>& scratch,
+         cudaStream_t stream = nullptr);
+
+/// One pass: alpha = T(double(*rz) / double(*pq)), x += alpha·p, r −= alpha·q, and
+/// *rr = rᵀr of the new r. Bitwise what axpy(alpha, p, x), axpy(−alpha, q, r) and
+/// dot(r, r) give.
+template <typename T>
+void cg_update(const T* rz, const T* pq, const DeviceBuffer<T>& p, const DeviceBuffer<T>& q,
+               DeviceBuffer<T>& x, DeviceBuffer<T>& r, T* rr, DeviceBuffer<T>& scratch,
+               cudaStream_t stream = nullptr);
+
+/// p = z + beta·p with beta = T(double(*rz_next) / double(*rz)), bitwise xpby(z, beta, p).
+template <typename T>
+void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, DeviceBuffer<T>& p,
+                  cudaStream_t stream = nullptr);
+
+}  // namespace binamg

@@ -1,0 +1,130 @@
+// GPU setup phases (strength, MIS-2 aggregation, tentative prolongator, the ρ
+// estimate) against the CPU versions on the same matrices: identical graphs,
+// aggregates and T, and ρ to rounding.
+#include <gtest/gtest.h>
+
+#include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/spectral_radius.hpp"
+#include "binamg/amg/strength.hpp"
+#include "binamg/amg/tentative.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/sparse/add.hpp"
+#include "binamg/sparse/transpose.hpp"
+#include "support/gpu.hpp"
+#include "support/random_matrix.hpp"
+#include "support/same_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+class AmgGpuSetup : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AmgGpuSetup, Precisions);
+
+/// Seeded random symmetric matrix with a dominant diagonal and some isolated nodes.
+template <typename T>
+CsrMatrix<T> random_symmetric(index_t n, std::uint64_t seed) {
+  const auto B = testing::random_matrix<T>({n, n, 3, 0.2, 0, true}, seed);
+  CsrMatrix<T> A = add(T(1), B, T(1), transpose(B));
+  return add(T(1), A, T(20), identity_matrix<T>(n));
+}
+
+template <typename T>
+std::vector<CsrMatrix<T>> test_matrices() {
+  return {poisson<T>(Stencil::poisson2d_5, 37), poisson<T>(Stencil::poisson2d_9, 20),
+          poisson<T>(Stencil::poisson3d_7, 13), poisson<T>(Stencil::poisson3d_27, 9),
+          random_symmetric<T>(3000, 5)};
+}
+
+TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>())
+    for (double theta : {0.0, 0.1, 0.3})
+      testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+// A nonsymmetric pattern takes the transpose-and-union path (symmetric ones skip it).
+TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const index_t n = 2000;
+  const CsrMatrix<T> A = add(T(1), testing::random_matrix<T>({n, n, 4, 0.1, 0, true}, 9), T(20),
+                             identity_matrix<T>(n));
+  ASSERT_NE(A.col_idx, transpose(A).col_idx);  // the pattern really is nonsymmetric
+  for (double theta : {0.0, 0.2})
+    testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+// The power iteration runs in double on both sides and differs only in the
+// summation order of row sums and norms.
+TYPED_TEST(AmgGpuSetup, SpectralRadiusMatchesCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>())
+    for (int iterations : {1, 20}) {
+      const double expected = spectral_radius_dinv_a(A, iterations);
+      const DeviceCsr<T> device_A = to_device(A);
+      const double actual = spectral_radius_dinv_a(device_A, iterations);
+      EXPECT_NEAR(actual, expected, 1e-12 * expected) << "iterations " << iterations;
+      EXPECT_EQ(actual, spectral_radius_dinv_a(device_A, diagonal(device_A), iterations));
+    }
+}
+
+TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>()) {
+    const CsrMatrix<T> S = strength(A, 0.0);
+    const Aggregates expected = mis2_aggregation(S);
+    const DeviceAggregates actual = mis2_aggregation(to_device(S));
+    EXPECT_EQ(actual.count, expected.count);
+    EXPECT_EQ(to_host(actual.aggregate_of), expected.aggregate_of);
+  }
+}
+
+// A grid large enough that the MIS-2 blocks stride over several nodes each and
+// passes take many rounds, and random graphs dense enough for 16 and 32 lanes
+// per node (the coarse levels' degrees).
+TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpuOnLargeAndDenseGraphs) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<CsrMatrix<T>> graphs{strength(poisson<T>(Stencil::poisson3d_7, 72), 0.0)};
+  for (double row_length : {60.0, 140.0}) {
+    const auto B = testing::random_matrix<T>({4000, 4000, row_length, 0.01, 0, false}, 11);
+    graphs.push_back(strength(add(T(1), B, T(1), transpose(B)), 0.0));
+  }
+  for (const auto& S : graphs) {
+    const Aggregates expected = mis2_aggregation(S);
+    const DeviceAggregates actual = mis2_aggregation(to_device(S));
+    EXPECT_EQ(actual.count, expected.count);
+    EXPECT_EQ(to_host(actual.aggregate_of), expected.aggregate_of);
+  }
+}
+
+TYPED_TEST(AmgGpuSetup, TentativeProlongatorEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>()) {
+    const CsrMatrix<T> S = strength(A, 0.0);
+    const Aggregates aggregates = mis2_aggregation(S);
+    DeviceAggregates device_aggregates;
+    device_aggregates.aggregate_of = to_device(aggregates.aggregate_of);
+    device_aggregates.count = aggregates.count;
+    testing::expect_same_matrix(tentative_prolongator<T>(aggregates),
+                       to_host(tentative_prolongator<T>(device_aggregates)));
+  }
+}
+
+TYPED_TEST(AmgGpuSetup, TentativeRejectsOutOfRangeAggregate) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  DeviceAggregates bad;
+  bad.aggregate_of = to_device(std::vector<index_t>{0, 1, 2});
+  bad.count = 2;
+  EXPECT_THROW(tentative_prolongator<T>(bad), InvalidInput);
+}
+
+}  // namespace
+}  // namespace binamg

@@ -1,0 +1,101 @@
+// Strength of connection: which off-diagonal entries count, and the graph's shape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "binamg/amg/strength.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/sparse/add.hpp"
+#include "binamg/sparse/transpose.hpp"
+#include "support/random_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+class Strength : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Strength, Precisions);
+
+// A 3×3 matrix from rows of (col, value) pairs.
+template <typename T>
+CsrMatrix<T> small_matrix(const std::vector<std::vector<std::pair<index_t, double>>>& rows) {
+  CsrMatrix<T> A = zero_matrix<T>(static_cast<index_t>(rows.size()), static_cast<index_t>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (auto [col, value] : rows[i]) {
+      A.col_idx.push_back(col);
+      A.values.push_back(static_cast<T>(value));
+    }
+    A.row_ptr[i + 1] = A.nnz();
+  }
+  validate(A, "small_matrix");
+  return A;
+}
+
+TYPED_TEST(Strength, ThresholdDropsWeakEntries) {
+  using T = TypeParam;
+  // Diagonal 4 everywhere, so the threshold θ·sqrt(a_ii a_jj) = 4θ = 1 at θ = 0.25:
+  // a_01 = -2 is strong, a_02 = -0.5 is weak, a_12 = 1 sits exactly on the threshold (strong).
+  const auto A = small_matrix<T>({{{0, 4}, {1, -2}, {2, -0.5}},
+                                  {{0, -2}, {1, 4}, {2, 1}},
+                                  {{0, -0.5}, {1, 1}, {2, 4}}});
+  const auto S = strength(A, 0.25);
+  validate(S, "S");
+  EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 1, 3, 4}));
+  EXPECT_EQ(S.col_idx, (std::vector<index_t>{1, 0, 2, 1}));
+}
+
+TYPED_TEST(Strength, ZeroThresholdKeepsEveryNonzeroOffDiagonal) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_5, 6);
+  const auto S = strength(A, 0.0);
+  EXPECT_EQ(S.nnz(), A.nnz() - A.rows);  // every entry but the diagonal
+  for (index_t i = 0; i < S.rows; ++i)
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) EXPECT_NE(S.col_idx[k], i);
+}
+
+TYPED_TEST(Strength, ExplicitZerosAreNotStrong) {
+  using T = TypeParam;
+  const auto A = small_matrix<T>({{{0, 1}, {1, 0}}, {{0, 0}, {1, 1}, {2, -1}}, {{1, -1}, {2, 1}}});
+  const auto S = strength(A, 0.0);
+  EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 0, 1, 2}));
+  EXPECT_EQ(S.col_idx, (std::vector<index_t>{2, 1}));
+}
+
+TYPED_TEST(Strength, GraphIsSymmetrisedForNonsymmetricInput) {
+  using T = TypeParam;
+  // A random nonsymmetric pattern plus a unit diagonal, so the threshold is defined.
+  const auto A = add(T(1), testing::random_matrix<T>({60, 60, 4, 0.1, 0, false}, 7), T(1),
+                     identity_matrix<T>(60));
+  const auto S = strength(A, 0.3);
+  validate(S, "S");
+  const auto St = transpose(S);
+  EXPECT_EQ(S.row_ptr, St.row_ptr);
+  EXPECT_EQ(S.col_idx, St.col_idx);
+  // Every strong directed entry of A is in S.
+  const auto diag = diagonal(A);
+  for (index_t i = 0; i < A.rows; ++i)
+    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const index_t j = A.col_idx[k];
+      const double a = A.values[k];
+      if (j == i || a == 0 ||
+          std::abs(a) < 0.3 * std::sqrt(std::abs(double(diag[i]) * double(diag[j]))))
+        continue;
+      EXPECT_TRUE(std::binary_search(S.col_idx.begin() + S.row_ptr[i],
+                                     S.col_idx.begin() + S.row_ptr[i + 1], j))
+          << "strong entry (" << i << ", " << j << ") missing";
+    }
+}
+
+TYPED_TEST(Strength, RejectsNonSquareAndBadThreshold) {
+  using T = TypeParam;
+  const auto rectangular = testing::random_matrix<T>({5, 7, 2, 0, 0, false}, 3);
+  EXPECT_THROW(strength(rectangular, 0.0), InvalidInput);
+  const auto A = poisson<T>(Stencil::poisson2d_5, 3);
+  EXPECT_THROW(strength(A, -0.1), InvalidInput);
+  EXPECT_THROW(strength(A, std::nan("")), InvalidInput);
+}
+
+}  // namespace
+}  // namespace binamg

@@ -1,0 +1,251 @@
+// The whole method: hierarchy setup, V-cycle convergence, and AMG-preconditioned CG.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/vector_ops.hpp"
+#include "support/random_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+class AmgSolve : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AmgSolve, Precisions);
+
+AmgParameters with(AggregationMethod method) {
+  AmgParameters p;
+  p.aggregation = method;
+  return p;
+}
+
+template <typename T>
+double energy_norm(const CsrMatrix<T>& A, const std::vector<T>& x) {
+  std::vector<T> Ax;
+  spmv(A, x, Ax);
+  return std::sqrt(static_cast<double>(dot(x, Ax)));
+}
+
+// Asymptotic V(1,1) factor in the A-norm: b = 0, so x is the error; the geometric
+// mean of ‖e_k+1‖_A/‖e_k‖_A over cycles 6–15, after the first cycles have removed
+// the quickly damped components of the random start.
+template <typename T>
+double convergence_factor(const Hierarchy<T>& h) {
+  const auto& A = h.matrix(0);
+  const std::vector<T> b(A.rows, T(0));
+  std::vector<T> x = testing::random_vector<T>(A.rows, 42);
+  for (int k = 0; k < 5; ++k) vcycle(h, b, x);
+  const double start = energy_norm(A, x);
+  for (int k = 0; k < 10; ++k) vcycle(h, b, x);
+  return std::pow(energy_norm(A, x) / start, 0.1);
+}
+
+TYPED_TEST(AmgSolve, VcycleConvergenceFactorOnPoisson2d) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_5, 64);
+  // Standard aggregation gives the textbook SA factor with V(1,1) Jacobi, at most
+  // ~0.5–0.6 (measured 0.50); 0.6 is the upper end of that range.
+  const double standard = convergence_factor(build_hierarchy(A, with(AggregationMethod::standard)));
+  // MIS-2 aggregates reach distance 2 from their root (diameter up to 4, twice
+  // that of standard aggregates), and coarsen faster on the denser coarse levels;
+  // measured 0.665 here (0.71 for the two-grid residual factor); 0.75 flags a regression.
+  const double mis2 = convergence_factor(build_hierarchy(A, with(AggregationMethod::mis2)));
+  std::printf("V(1,1) A-norm factor, 2D 5-pt 64x64: standard %.3f, mis2 %.3f\n", standard, mis2);
+  EXPECT_LT(standard, 0.6);
+  EXPECT_LT(mis2, 0.75);
+}
+
+TYPED_TEST(AmgSolve, VcyclePreconditionerIsSymmetric) {
+  using T = TypeParam;
+  AmgParameters p;
+  p.max_coarse_rows = 20;  // three levels or more, so the recursion is exercised
+  const auto h = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 40), p);
+  ASSERT_GT(h.num_levels(), 2);
+  const auto u = testing::random_vector<T>(h.matrix(0).rows, 1);
+  const auto v = testing::random_vector<T>(h.matrix(0).rows, 2);
+  std::vector<T> Bu(u.size(), T(0)), Bv(v.size(), T(0));
+  vcycle(h, u, Bu);
+  vcycle(h, v, Bv);
+  // vᵀBu = uᵀBv exactly in exact arithmetic; the difference is rounding of a
+  // ~1600-term dot product of O(1) values: 1e-4 relative in float, 1e-11 in double.
+  const double vBu = dot(v, Bu), uBv = dot(u, Bv);
+  EXPECT_NEAR(vBu, uBv, (std::is_same_v<T, float> ? 1e-4 : 1e-11) * std::abs(vBu));
+}
+
+TYPED_TEST(AmgSolve, CycleFromZeroMatchesCycleFromZeroedVector) {
+  using T = TypeParam;
+  for (int sweeps : {0, 1, 2}) {
+    AmgParameters p;
+    p.max_coarse_rows = 20;
+    p.presweeps = p.postsweeps = sweeps;
+    const auto h = build_hierarchy(poisson<T>(Stencil::poisson3d_7, 10), p);
+    const auto b = testing::random_vector<T>(h.matrix(0).rows, 8);
+    std::vector<T> zeroed(b.size(), T(0)), fresh;
+    vcycle(h, b, zeroed);
+    vcycle_from_zero(h, b, fresh);
+    EXPECT_EQ(zeroed, fresh) << "sweeps " << sweeps;  // bitwise
+  }
+}
+
+TYPED_TEST(AmgSolve, PcgConvergesInFloatAndDouble) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_5, 64);
+  const auto h = build_hierarchy(A);
+  const auto b = poisson_rhs<T>(A.rows);
+  std::vector<T> x(A.rows, T(0));
+  // float carries ~7 digits and cond(A) ≈ 1700, so 1e-5 is what float can reach.
+  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-10;
+  const auto result = pcg(h, b, x, {tolerance, 100});
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.residual_history.size(), static_cast<std::size_t>(result.iterations) + 1);
+  EXPECT_DOUBLE_EQ(result.residual_history[0], 1.0);  // x0 = 0
+  // The recomputed residual matches the recursive one up to float drift.
+  EXPECT_LT(result.relative_residual, 10 * tolerance);
+}
+
+TYPED_TEST(AmgSolve, VcycleSolveConverges) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson3d_7, 12);
+  const auto h = build_hierarchy(A);
+  const auto b = poisson_rhs<T>(A.rows);
+  std::vector<T> x(A.rows, T(0));
+  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-8;
+  const auto result = vcycle_solve(h, b, x, {tolerance, 200});
+  EXPECT_TRUE(result.converged);
+  EXPECT_LE(result.relative_residual, tolerance);
+  for (std::size_t k = 1; k < result.residual_history.size(); ++k)
+    EXPECT_LT(result.residual_history[k], result.residual_history[k - 1]) << "cycle " << k;
+}
+
+TYPED_TEST(AmgSolve, ZeroRightHandSideGivesZeroSolution) {
+  using T = TypeParam;
+  const auto h = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 20));
+  const std::vector<T> b(400, T(0));
+  std::vector<T> x = testing::random_vector<T>(400, 3);
+  const auto result = pcg(h, b, x);
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_EQ(x, std::vector<T>(400, T(0)));
+}
+
+TYPED_TEST(AmgSolve, ResultsAreIndependentOfThreadCount) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson3d_7, 16);
+  const auto b = poisson_rhs<T>(A.rows);
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<T>> solutions;
+  std::vector<int> iterations;
+  for (int count : {1, 2}) {
+    omp_set_num_threads(count);
+    const auto h = build_hierarchy(A);
+    std::vector<T> x(A.rows, T(0));
+    iterations.push_back(pcg(h, b, x, {1e-6, 100}).iterations);
+    solutions.push_back(x);
+  }
+  omp_set_num_threads(threads);
+  EXPECT_EQ(iterations[0], iterations[1]);
+  EXPECT_EQ(solutions[0], solutions[1]);  // bitwise
+}
+
+TYPED_TEST(AmgSolve, HierarchyStopsAtCoarseSizeWithModestComplexity) {
+  using T = TypeParam;
+  AmgParameters p;
+  p.max_coarse_rows = 50;
+  const auto h = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 48), p);
+  EXPECT_LE(h.coarse_matrix.rows, 50);
+  for (const auto& level : h.levels) EXPECT_GT(level.A.rows, 50);
+  // Aggregation coarsens 2D 5-pt Poisson by ~6x per level and the smoothed P adds a
+  // ring of neighbours: complexities land well inside (1, 2).
+  EXPECT_GT(h.operator_complexity(), 1.0);
+  EXPECT_LT(h.operator_complexity(), 2.0);
+  EXPECT_GT(h.grid_complexity(), 1.0);
+  EXPECT_LT(h.grid_complexity(), 1.5);
+  const std::string table = describe(h);
+  EXPECT_NE(table.find("2304"), std::string::npos) << table;  // 48² fine rows
+  EXPECT_NE(table.find("operator complexity"), std::string::npos) << table;
+
+  p.max_levels = 1;  // no coarsening: the coarse solver takes the whole matrix
+  const auto direct = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 10), p);
+  EXPECT_EQ(direct.num_levels(), 1);
+}
+
+TYPED_TEST(AmgSolve, RejectsBadInput) {
+  using T = TypeParam;
+  EXPECT_THROW(build_hierarchy(testing::random_matrix<T>({6, 5, 2, 0, 0, false}, 1)), InvalidInput);
+  auto zero_diagonal = poisson<T>(Stencil::poisson2d_5, 4);
+  zero_diagonal.values[0] = T(0);  // row 0's first entry is its diagonal
+  EXPECT_THROW(build_hierarchy(zero_diagonal), InvalidInput);
+  auto not_finite = poisson<T>(Stencil::poisson2d_5, 4);
+  not_finite.values[5] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_THROW(build_hierarchy(not_finite), InvalidInput);
+
+  const auto h = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 4));
+  std::vector<T> x(16, T(0));
+  EXPECT_THROW(pcg(h, std::vector<T>(15, T(1)), x), InvalidInput);
+  std::vector<T> b(16, T(1));
+  b[3] = std::numeric_limits<T>::infinity();
+  EXPECT_THROW(pcg(h, b, x), InvalidInput);
+  EXPECT_THROW(vcycle_solve(h, b, x), InvalidInput);
+  EXPECT_THROW(parse_aggregation("classical"), InvalidInput);
+  EXPECT_THROW(parse_ordering("ptap"), InvalidInput);
+}
+
+// Iteration counts of PCG(V(1,1)) to 1e-8 as the grid doubles, in double (the
+// float solve cannot reach 1e-8). Optimal multigrid keeps them flat.
+struct ScalingCase {
+  Stencil stencil;
+  std::vector<index_t> sizes;
+};
+
+std::vector<int> pcg_iterations(const ScalingCase& c, AggregationMethod method) {
+  std::vector<int> counts;
+  for (index_t n : c.sizes) {
+    const auto A = poisson<double>(c.stencil, n);
+    const auto h = build_hierarchy(A, with(method));
+    const auto b = poisson_rhs<double>(A.rows);
+    std::vector<double> x(A.rows, 0.0);
+    const auto result = pcg(h, b, x, {1e-8, 200});
+    EXPECT_TRUE(result.converged) << stencil_name(c.stencil) << " n=" << n;
+    EXPECT_LT(result.relative_residual, 1e-7) << stencil_name(c.stencil) << " n=" << n;
+    std::printf("%s %s n=%d: %d levels, operator complexity %.3f, %d iterations\n",
+                aggregation_name(method), stencil_name(c.stencil), static_cast<int>(n),
+                static_cast<int>(h.num_levels()), h.operator_complexity(), result.iterations);
+    counts.push_back(result.iterations);
+  }
+  return counts;
+}
+
+const ScalingCase scaling_cases[] = {{Stencil::poisson2d_5, {64, 128, 256}},
+                                     {Stencil::poisson3d_7, {16, 32, 64}}};
+
+TEST(AmgScaling, StandardAggregationIterationsStayFlat) {
+  for (const auto& c : scaling_cases) {
+    const auto counts = pcg_iterations(c, AggregationMethod::standard);
+    for (std::size_t k = 1; k < counts.size(); ++k) EXPECT_LE(counts[k], counts[k - 1] + 2);
+    EXPECT_LE(counts.back(), 25);
+  }
+}
+
+TEST(AmgScaling, Mis2IterationsGrowAtMostTwoPerDoubling) {
+  // Repeated-pass MIS-2 aggregation: measured 2D 5-pt 64/128/256 and 3D 7-pt
+  // 16/32/64 in mis2_min_neighbours' comment (a single pass grew 21, 23, 31).
+  // The bound holds over these sizes; beyond them 2D still grows (24 at 512,
+  // 38 at 1024, standard: 16, 20), so the test does not claim more.
+  for (const auto& c : scaling_cases) {
+    const auto counts = pcg_iterations(c, AggregationMethod::mis2);
+    for (std::size_t k = 1; k < counts.size(); ++k) EXPECT_LE(counts[k], counts[k - 1] + 2);
+    EXPECT_LE(counts.back(), 25);
+  }
+}
+
+}  // namespace
+}  // namespace binamg

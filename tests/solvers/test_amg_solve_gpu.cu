@@ -1,0 +1,243 @@
+// The GPU hierarchy, smoother, V-cycle and PCG against the CPU path on the same
+// inputs: identical level shapes, values and results to rounding, equal iteration
+// counts (±1).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "support/gpu.hpp"
+#include "support/random_matrix.hpp"
+
+namespace binamg {
+namespace {
+
+template <typename T>
+class AmgGpuSolve : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AmgGpuSolve, Precisions);
+
+// Relative tolerance of a GPU value against its CPU twin, per level of the
+// hierarchy it went through. The two paths run the same arithmetic except for
+// summation order (norms in the ρ estimate, sums inside SpGEMM/SpMV rows), each
+// worth a few ulps; a Galerkin entry sums up to ~100 products and the error of
+// each level feeds the next, so 200·ε per level bounds it with margin.
+template <typename T>
+double level_tolerance(index_t levels) {
+  return 200.0 * std::numeric_limits<T>::epsilon() * levels;
+}
+
+template <typename T>
+double max_abs(const std::vector<T>& v) {
+  double m = 0;
+  for (T x : v) m = std::max(m, std::abs(double(x)));
+  return m;
+}
+
+// max |a − b| / max |a|.
+template <typename T>
+double relative_difference(const std::vector<T>& expected, const std::vector<T>& actual) {
+  EXPECT_EQ(expected.size(), actual.size());
+  double m = 0;
+  for (std::size_t i = 0; i < std::min(expected.size(), actual.size()); ++i)
+    m = std::max(m, std::abs(double(expected[i]) - double(actual[i])));
+  const double scale = max_abs(expected);
+  return scale > 0 ? m / scale : m;
+}
+
+template <typename T>
+std::vector<CsrMatrix<T>> poisson_problems() {
+  return {poisson<T>(Stencil::poisson2d_5, 64), poisson<T>(Stencil::poisson3d_7, 16)};
+}
+
+TYPED_TEST(AmgGpuSolve, HierarchyLevelsMatchTheCpuHierarchy) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const CsrMatrix<T>& A : poisson_problems<T>()) {
+    const Hierarchy<T> cpu = build_hierarchy(A);
+    const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A));
+    ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
+    ASSERT_GE(cpu.num_levels(), 2);
+    const double tolerance = level_tolerance<T>(cpu.num_levels());
+    for (index_t l = 0; l < cpu.num_levels(); ++l) {
+      const CsrMatrix<T> actual = to_host(gpu.matrix(l));
+      const CsrMatrix<T>& expected = cpu.matrix(l);
+      EXPECT_EQ(expected.rows, actual.rows) << "level " << l;
+      EXPECT_EQ(expected.nnz(), actual.nnz()) << "level " << l;
+      EXPECT_EQ(expected.row_ptr, actual.row_ptr) << "level " << l;
+      EXPECT_EQ(expected.col_idx, actual.col_idx) << "level " << l;
+      EXPECT_LE(relative_difference(expected.values, actual.values), tolerance) << "level " << l;
+    }
+    for (std::size_t l = 0; l < cpu.levels.size(); ++l) {
+      const CsrMatrix<T> P = to_host(gpu.levels[l].P);
+      EXPECT_EQ(cpu.levels[l].P.col_idx, P.col_idx) << "level " << l;
+      EXPECT_LE(relative_difference(cpu.levels[l].P.values, P.values), tolerance);
+      EXPECT_NEAR(cpu.levels[l].spectral_radius, gpu.levels[l].spectral_radius,
+                  tolerance * cpu.levels[l].spectral_radius);
+    }
+  }
+}
+
+TYPED_TEST(AmgGpuSolve, StandardAggregationHierarchyMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  AmgParameters parameters;
+  parameters.aggregation = AggregationMethod::standard;  // aggregated on the host, ids uploaded
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_9, 50);
+  const Hierarchy<T> cpu = build_hierarchy(A, parameters);
+  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+  ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
+  for (index_t l = 0; l < cpu.num_levels(); ++l) {
+    const CsrMatrix<T> actual = to_host(gpu.matrix(l));
+    EXPECT_EQ(cpu.matrix(l).col_idx, actual.col_idx) << "level " << l;
+    EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values),
+              level_tolerance<T>(cpu.num_levels()))
+        << "level " << l;
+  }
+}
+
+TYPED_TEST(AmgGpuSolve, JacobiSweepsMatchTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 12);
+  const std::vector<T> b = testing::random_vector<T>(A.rows, 11);
+  std::vector<T> x = testing::random_vector<T>(A.rows, 12), scratch;
+  const std::vector<T> inverse = inverse_diagonal(A);
+  const DeviceCsr<T> device_A = to_device(A);
+  const DeviceBuffer<T> device_inverse = inverse_diagonal(device_A);
+  const DeviceBuffer<T> device_b = to_device(b);
+  DeviceBuffer<T> device_x = to_device(x), device_scratch(A.rows);
+  const T weight = T(0.6);
+  jacobi(A, inverse, weight, b, x, 3, scratch);
+  jacobi(device_A, device_inverse, weight, device_b, device_x, 3, device_scratch);
+  // Three sweeps of 7-term row sums: the CPU and GPU differ only by FMA
+  // contraction, a few ulps per sweep.
+  EXPECT_LE(relative_difference(x, to_host(device_x)), 20 * std::numeric_limits<T>::epsilon());
+}
+
+TYPED_TEST(AmgGpuSolve, ZeroDiagonalIsRejectedWithItsRow) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 8);
+  for (index_t k = A.row_ptr[5]; k < A.row_ptr[6]; ++k)
+    if (A.col_idx[k] == 5) A.values[k] = T(0);
+  try {
+    inverse_diagonal(to_device(A));
+    FAIL() << "a zero diagonal was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("row 5"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(build_hierarchy(to_device(A)), InvalidInput);
+}
+
+TYPED_TEST(AmgGpuSolve, VcycleMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 64);
+  const Hierarchy<T> cpu = build_hierarchy(A);
+  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A));
+  const std::vector<T> b = testing::random_vector<T>(A.rows, 21);
+  std::vector<T> x = testing::random_vector<T>(A.rows, 22);
+  DeviceBuffer<T> device_x = to_device(x);
+  vcycle(cpu, b, x);
+  vcycle(gpu, to_device(b), device_x);
+  // The cycle applies every level's operators once more: the hierarchy's
+  // tolerance, twice (smoothing and transfer).
+  EXPECT_LE(relative_difference(x, to_host(device_x)), 2 * level_tolerance<T>(cpu.num_levels()));
+}
+
+TYPED_TEST(AmgGpuSolve, PcgIterationsMatchTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // Float cannot reach 1e-8 relative; 1e-5 is well above its rounding floor.
+  SolveOptions options;
+  options.tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-8;
+  for (const CsrMatrix<T>& A : poisson_problems<T>()) {
+    const std::vector<T> b = poisson_rhs<T>(A.rows);
+    std::vector<T> x(A.rows, T(0));
+    const SolveResult expected = pcg(build_hierarchy(A), b, x, options);
+    const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A));
+    DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+    const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
+    EXPECT_TRUE(expected.converged);
+    EXPECT_TRUE(actual.converged);
+    EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
+    EXPECT_LE(actual.relative_residual, 10 * options.tolerance);  // true residual, recomputed
+    // Both solutions are within tolerance·κ of the exact one; compared loosely.
+    EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
+  }
+}
+
+TYPED_TEST(AmgGpuSolve, VcycleSolveIterationsMatchTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  SolveOptions options;
+  options.tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-8;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 16);
+  const std::vector<T> b = poisson_rhs<T>(A.rows);
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult expected = vcycle_solve(build_hierarchy(A), b, x, options);
+  DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+  const SolveResult actual =
+      vcycle_solve(build_hierarchy(to_device(A)), to_device(b), device_x, options);
+  EXPECT_TRUE(actual.converged);
+  EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
+}
+
+TYPED_TEST(AmgGpuSolve, BadSolveInputsAreRejected) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 30);
+  const DeviceHierarchy<T> h = build_hierarchy(to_device(A));
+  DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
+  EXPECT_THROW(pcg(h, to_device(std::vector<T>(A.rows + 1, T(1))), x), InvalidInput);
+  std::vector<T> b(A.rows, T(1));
+  b[7] = std::numeric_limits<T>::quiet_NaN();
+  try {
+    pcg(h, to_device(b), x);
+    FAIL() << "a NaN in b was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("b[7]"), std::string::npos) << error.what();
+  }
+}
+
+TYPED_TEST(AmgGpuSolve, OversizedCoarsestLevelIsRejected) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  AmgParameters parameters;
+  parameters.max_levels = 1;  // the 4900-row matrix itself becomes the coarsest level
+  EXPECT_THROW(build_hierarchy(to_device(poisson<T>(Stencil::poisson2d_5, 70)), parameters),
+               InvalidInput);
+}
+
+TYPED_TEST(AmgGpuSolve, NonSquareMatrixIsRejected) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = testing::random_matrix<T>({40, 30, 3, 0.0, 0, true}, 3);
+  EXPECT_THROW(build_hierarchy(to_device(A)), InvalidInput);
+}
+
+TYPED_TEST(AmgGpuSolve, SolvesAreDeterministic) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 14);
+  const std::vector<T> b = poisson_rhs<T>(A.rows);
+  std::vector<std::vector<T>> solutions;
+  for (int run = 0; run < 2; ++run) {
+    const DeviceHierarchy<T> h = build_hierarchy(to_device(A));
+    DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
+    pcg(h, to_device(b), x);
+    solutions.push_back(to_host(x));
+  }
+  EXPECT_EQ(solutions[0], solutions[1]);
+}
+
+}  // namespace
+}  // namespace binamg
