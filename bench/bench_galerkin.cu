@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
   using namespace binamg::bench;
   try {
     const Options options = parse_arguments(argc, argv);
-    print_device_banner("galerkin_pyramid");
+    print_device_banner("galerkin_pyramid", argc, argv);
     cusparseHandle_t handle = nullptr;
     BINAMG_CUSPARSE_CHECK(cusparseCreate(&handle));
     for (const std::string& precision : options.precisions)

@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only_problem = argv[++i];
   }
   try {
-    print_device_banner("spgemm_square");
+    print_device_banner("spgemm_square", argc, argv);
     cusparseHandle_t handle = nullptr;
     BINAMG_CUSPARSE_CHECK(cusparseCreate(&handle));
     run_suite<double>(handle, quick, false);

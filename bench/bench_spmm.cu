@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--only" && i + 1 < argc) only = argv[++i];
   try {
-    bench::print_device_banner("spmm");
+    bench::print_device_banner("spmm", argc, argv);
     const double bandwidth = bench::measure_copy_bandwidth_gbs();
     const auto wanted = [&](const std::string& name) { return name.rfind(only, 0) == 0; };
     const std::pair<Stencil, index_t> stencils[] = {

@@ -362,7 +362,7 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const Options options = parse(argc, argv);
-    bench::print_device_banner("vcycle");
+    bench::print_device_banner("vcycle", argc, argv);
     const double bandwidth = bench::measure_copy_bandwidth_gbs();
     for (const Workload& w : options.workloads) {
       if (options.precision == "float") run_workload<float>(w, options, bandwidth);

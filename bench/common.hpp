@@ -6,6 +6,7 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/core/version.hpp"
 
 namespace binamg::bench {
 
@@ -114,15 +116,34 @@ inline double measure_copy_bandwidth_gbs() {
   return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
 }
 
-/// Prints the first JSON line of every benchmark: device name, SM count,
-/// shared memory per block (opt-in) and the measured copy bandwidth.
-inline void print_device_banner(const std::string& bench_name) {
+/// The command line as typed (arguments joined by spaces).
+inline std::string command_line(int argc, char** argv) {
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += std::string(i > 0 ? " " : "") + argv[i];
+  return command;
+}
+
+/// The date and time now, UTC, as 2026-11-27T23:59:59Z.
+inline std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+/// Prints the first JSON line of every benchmark (BENCH.md): the commit it
+/// was built from, the date, the command, and the device: its name, SM
+/// count, shared memory per block (opt-in) and measured copy bandwidth.
+inline void print_device_banner(const std::string& bench_name, int argc, char** argv) {
   int device = 0;
   BINAMG_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   BINAMG_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   JsonLine()
       .field("bench", bench_name)
+      .field("commit", build_commit())
+      .field("date", utc_now())
+      .field("command", command_line(argc, argv))
       .field("device", prop.name)
       .field("sm_count", prop.multiProcessorCount)
       .field("shared_per_block_optin", static_cast<std::size_t>(prop.sharedMemPerBlockOptin))

@@ -13,6 +13,7 @@
 #include "binamg/amg/parameters.hpp"
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/core/version.hpp"
 #include "examples/cli.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/solvers/pcg.hpp"
@@ -305,7 +306,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     json << ",\"device\":\""
          << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
-         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\"}";
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering)
+         << "\",\"commit\":\"" << build_commit() << "\"}";
     std::cout << json.str() << std::endl;
   }
   return block.all_converged() ? 0 : 3;
