@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # On a machine with a GPU: runs every GoogleTest binary of a build (the GPU tests
-# compare with the CPU reference) and writes the full log and a one-line-per-binary
-# summary to OUT_DIR. Exit status 1 if any binary failed.
-# Usage: scripts/gpu_check.sh BUILD_DIR OUT_DIR
+# compare with the CPU reference), JOBS at a time (default 1), and writes the full
+# log and a one-line-per-binary summary to OUT_DIR. Exit status 1 if any failed.
+# Usage: [JOBS=N] scripts/gpu_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
-mkdir -p "$out"
-nvidia-smi -L | tee "$out/gpu-summary.txt"
-failed=0
-for test in "$build"/tests/test_*; do
-  [ -x "$test" ] || continue
+jobs=${JOBS:-1}
+mkdir -p "$out/logs"
+nvidia-smi -L > "$out/gpu-summary.txt"
+run_one() {
+  local test=$1 out=$2 name status
   name=$(basename "$test")
-  log=$(mktemp)
-  if "$test" --gtest_brief=1 > "$log" 2>&1; then status=passed; else status=FAILED; failed=1; fi
-  { echo "===== $name: $status"; cat "$log"; } >> "$out/gpu-tests.log"
-  echo "$name: $status $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" |
-    tee -a "$out/gpu-summary.txt"
-  rm -f "$log"
+  if "$test" --gtest_brief=1 > "$out/logs/$name.log" 2>&1; then status=passed; else status=FAILED; fi
+  echo "$name: $status $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/logs/$name.log" | tr '\n' ' ')"
+}
+export -f run_one
+find "$build/tests" -maxdepth 1 -name 'test_*' -type f -executable | sort |
+  xargs -P "$jobs" -I{} bash -c 'run_one "$1" "$2"' _ {} "$out" | sort >> "$out/gpu-summary.txt"
+for log in "$out"/logs/*.log; do
+  { echo "===== $(basename "$log" .log)"; cat "$log"; } >> "$out/gpu-tests.log"
 done
-exit $failed
+rm -rf "$out/logs"
+cat "$out/gpu-summary.txt"
+! grep -q ': FAILED' "$out/gpu-summary.txt"
