@@ -52,7 +52,7 @@ struct Options {
 // once, each vector read or written once (BENCH.md's roofline).
 template <typename T>
 double matrix_bytes(const DeviceCsr<T>& M) {
-  return double(M.rows + 1) * sizeof(index_t) + double(M.nnz) * (sizeof(index_t) + sizeof(T));
+  return double(M.rows + 1) * sizeof(index_t) + double(M.nnz()) * (sizeof(index_t) + sizeof(T));
 }
 template <typename T>
 double vector_bytes(index_t n, int vectors) {
@@ -171,7 +171,7 @@ void run_workload(const Workload& workload, const Options& options, double bandw
 
   std::ostringstream shape;
   for (index_t l = 0; l < h.num_levels(); ++l)
-    shape << (l ? "," : "") << h.matrix(l).rows << "/" << h.matrix(l).nnz;
+    shape << (l ? "," : "") << h.matrix(l).rows << "/" << h.matrix(l).nnz();
   JsonLine()
       .field("bench", "vcycle")
       .field("problem", workload.problem)

@@ -30,7 +30,7 @@ template <typename T>
 cusparseSpMatDescr_t describe(const DeviceCsr<T>& M) {
   cusparseSpMatDescr_t descr = nullptr;
   BINAMG_CUSPARSE_CHECK(cusparseCreateCsr(
-      &descr, M.rows, M.cols, M.nnz, const_cast<index_t*>(M.row_ptr.data()),
+      &descr, M.rows, M.cols, M.nnz(), const_cast<index_t*>(M.row_ptr.data()),
       const_cast<index_t*>(M.col_idx.data()), const_cast<T*>(M.values.data()),
       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
   return descr;
@@ -83,10 +83,8 @@ DeviceCsr<T> cusparse_spgemm(cusparseHandle_t handle, const DeviceCsr<T>& A,
     BINAMG_CUSPARSE_CHECK(cusparseSpMatGetSize(c, &rows, &cols, &nnz));
     C.rows = index_t(rows);
     C.cols = index_t(cols);
-    C.nnz = checked_index(nnz, "cuSPARSE nnz(C)");
     C.row_ptr = DeviceBuffer<index_t>(std::size_t(rows) + 1, nullptr, "cuSPARSE C rows");
-    C.col_idx = DeviceBuffer<index_t>(C.nnz, nullptr, "cuSPARSE C columns");
-    C.values = DeviceBuffer<T>(C.nnz, nullptr, "cuSPARSE C values");
+    C.allocate_entries(checked_index(nnz, "cuSPARSE nnz(C)"), nullptr, "cuSPARSE C entries");
     BINAMG_CUSPARSE_CHECK(
         cusparseCsrSetPointers(c, C.row_ptr.data(), C.col_idx.data(), C.values.data()));
     BINAMG_CUSPARSE_CHECK(cusparseSpGEMM_copy(handle, op, op, &alpha, a, b, &beta, c, type,

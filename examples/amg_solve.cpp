@@ -229,7 +229,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   SetupTimings t;
   double operator_complexity = 0, grid_complexity = 0;
   const BlockSolveResult block = build_and_solve([&](const auto& hierarchy) {
-    std::cout << describe(hierarchy);
+    std::cout << hierarchy.describe();
     t = hierarchy.timings;
     operator_complexity = hierarchy.operator_complexity();
     grid_complexity = hierarchy.grid_complexity();

@@ -463,7 +463,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   result.aggregate_of = DeviceBuffer<index_t>(n, stream, "aggregate ids");
   if (n == 0) return result;
   BINAMG_CUDA_CHECK(cudaMemsetAsync(result.aggregate_of.data(), 0xff, sizeof(index_t) * n, stream));
-  Mis2Aggregator work{S.row_ptr.data(), S.col_idx.data(), n, S.nnz,
+  Mis2Aggregator work{S.row_ptr.data(), S.col_idx.data(), n, S.nnz(),
                       blocks_for(n, aggregation_threads), stream, result.aggregate_of,
                       result.count};
   // The same three stages as the CPU's mis2_aggregation.

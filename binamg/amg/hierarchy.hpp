@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "binamg/core/error.hpp"
+
 #include "binamg/amg/coarse_solve.hpp"
 #include "binamg/amg/level_sizes.hpp"
 #include "binamg/amg/parameters.hpp"
@@ -11,25 +13,60 @@
 
 namespace binamg {
 
-/// One fine level (every level but the coarsest).
-template <typename T>
-struct Level {
-  CsrMatrix<T> A, P, R;  // R = Pᵀ explicitly
-  std::vector<T> inverse_diagonal;
-  T jacobi_weight;         // parameters.jacobi_weight / spectral_radius
-  double spectral_radius;  // estimate of ρ(D⁻¹A)
+/// One fine level (every level but the coarsest), on either device:
+/// Level<T> holds host matrices, DeviceLevel<T> device ones.
+template <typename Matrix, typename Vector>
+struct LevelOf {
+  using value_type = typename Vector::value_type;
+  Matrix A, P, R;  // R = Pᵀ explicitly
+  Vector inverse_diagonal;
+  value_type jacobi_weight;  // parameters.jacobi_weight / spectral_radius
+  double spectral_radius;    // estimate of ρ(D⁻¹A)
 };
 
 /// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
-/// includes the ρ(D⁻¹A) estimate and the inverse diagonal; restriction_ms is R = Pᵀ.
+/// includes the ρ(D⁻¹A) estimate; restriction_ms is R = Pᵀ; galerkin_ms
+/// includes the check of the coarse matrix's diagonal.
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
   double total_ms() const;
 };
 
-/// Scratch vectors of the V-cycle, one per level, sized at setup so that cycles
-/// do not allocate. A hierarchy therefore runs one cycle at a time.
+/// What the host and the device hierarchy share: the levels, the coarsest
+/// matrix and its solver, the setup's timings and parameters, and the cycle's
+/// scratch (sized at setup so that cycles do not allocate; a hierarchy
+/// therefore runs one cycle at a time).
+template <typename LevelType, typename Matrix, typename Coarse, typename Workspace>
+class HierarchyOf {
+ public:
+  std::vector<LevelType> levels;
+  Matrix coarse_matrix;
+  Coarse coarse;
+  SetupTimings timings;
+  AmgParameters parameters;
+  mutable Workspace workspace;
+
+  index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
+  /// The matrix of level l (l == levels.size() is the coarsest).
+  const Matrix& matrix(index_t level) const {
+    require(level >= 0 && level < num_levels(),
+            "hierarchy: level " + std::to_string(level) + " does not exist");
+    return level < static_cast<index_t>(levels.size()) ? levels[level].A : coarse_matrix;
+  }
+  /// Rows and nnz of every level, the coarsest last.
+  std::vector<LevelSize> level_sizes() const {
+    std::vector<LevelSize> sizes;
+    for (index_t l = 0; l < num_levels(); ++l) sizes.push_back({matrix(l).rows, matrix(l).nnz()});
+    return sizes;
+  }
+  double operator_complexity() const { return binamg::operator_complexity(level_sizes()); }
+  double grid_complexity() const { return binamg::grid_complexity(level_sizes()); }
+  /// A printed table: level, rows, nnz, nnz/row, then the complexities.
+  std::string describe() const { return describe_levels(level_sizes(), coarse.method()); }
+};
+
+/// Scratch vectors of the V-cycle, one per level.
 template <typename T>
 struct CycleWorkspace {
   std::vector<std::vector<T>> residual;  // [l]: rows of level l (also the smoother's scratch)
@@ -38,23 +75,10 @@ struct CycleWorkspace {
 };
 
 template <typename T>
-class Hierarchy {
- public:
-  std::vector<Level<T>> levels;
-  CsrMatrix<T> coarse_matrix;
-  CoarseSolver<T> coarse;
-  SetupTimings timings;
-  AmgParameters parameters;
-  mutable CycleWorkspace<T> workspace;
+using Level = LevelOf<CsrMatrix<T>, std::vector<T>>;
 
-  index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
-  /// Rows and nnz of every level, the coarsest last.
-  std::vector<LevelSize> level_sizes() const;
-  double operator_complexity() const { return binamg::operator_complexity(level_sizes()); }
-  double grid_complexity() const { return binamg::grid_complexity(level_sizes()); }
-  /// The matrix of level l (l == levels.size() is the coarsest).
-  const CsrMatrix<T>& matrix(index_t level) const;
-};
+template <typename T>
+class Hierarchy : public HierarchyOf<Level<T>, CsrMatrix<T>, CoarseSolver<T>, CycleWorkspace<T>> {};
 
 /// Builds the hierarchy: strength → aggregation → tentative → smoothed P → R = Pᵀ
 /// → Galerkin, level after level, then factors the coarsest matrix. Coarsening
@@ -65,10 +89,6 @@ class Hierarchy {
 template <typename T>
 Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& parameters = {});
 
-/// A printed table: level, rows, nnz, nnz/row, then the complexities.
-template <typename T>
-std::string describe(const Hierarchy<T>& hierarchy);
-
 /// Cycle scratch for k right-hand sides at once: per level, row-major blocks of
 /// rows × k (k = 1 is the hierarchy's own workspace).
 template <typename T>
@@ -76,14 +96,8 @@ CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& hierarchy, index_t k);
 
 // ---- The GPU hierarchy: every level built and kept on the device. ----
 
-/// One fine level on the device, as Level.
 template <typename T>
-struct DeviceLevel {
-  DeviceCsr<T> A, P, R;
-  DeviceBuffer<T> inverse_diagonal;
-  T jacobi_weight;
-  double spectral_radius;
-};
+using DeviceLevel = LevelOf<DeviceCsr<T>, DeviceBuffer<T>>;
 
 /// Device scratch of the V-cycle, as CycleWorkspace (Jacobi swaps residual[l]
 /// with the level's iterate, so buffers move between owners but never change size).
@@ -96,21 +110,10 @@ struct DeviceCycleWorkspace {
 };
 
 template <typename T>
-class DeviceHierarchy {
+class DeviceHierarchy : public HierarchyOf<DeviceLevel<T>, DeviceCsr<T>, DeviceCoarseSolver<T>,
+                                           DeviceCycleWorkspace<T>> {
  public:
-  std::vector<DeviceLevel<T>> levels;
-  DeviceCsr<T> coarse_matrix;
-  DeviceCoarseSolver<T> coarse;
-  SetupTimings timings;
-  AmgParameters parameters;
   cudaStream_t stream = nullptr;  // every setup and cycle operation is ordered on it
-  mutable DeviceCycleWorkspace<T> workspace;
-
-  index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
-  std::vector<LevelSize> level_sizes() const;
-  double operator_complexity() const { return binamg::operator_complexity(level_sizes()); }
-  double grid_complexity() const { return binamg::grid_complexity(level_sizes()); }
-  const DeviceCsr<T>& matrix(index_t level) const;
 };
 
 /// The GPU setup: the CPU build_hierarchy's algorithm and stopping rules, level
@@ -120,10 +123,6 @@ class DeviceHierarchy {
 template <typename T>
 DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& parameters = {},
                                    cudaStream_t stream = nullptr);
-
-/// The same table as describe(Hierarchy).
-template <typename T>
-std::string describe(const DeviceHierarchy<T>& hierarchy);
 
 /// Device cycle scratch for k right-hand sides, as cycle_workspace(Hierarchy).
 template <typename T>

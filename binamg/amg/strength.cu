@@ -126,13 +126,13 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
     });
   };
   if (n > 0) strong_pass(std::false_type{}, count.data(), nullptr, nullptr);
-  S.nnz = offsets_from_counts(count.data(), n, S.row_ptr.data(), "strength: nnz(S)", stream);
-  S.col_idx = DeviceBuffer<index_t>(S.nnz, stream, "strength col_idx");
+  S.allocate_entries(
+      offsets_from_counts(count.data(), n, S.row_ptr.data(), "strength: nnz(S)", stream), stream,
+      "strength entries");
   if (n > 0) strong_pass(std::true_type{}, nullptr, S.row_ptr.data(), S.col_idx.data());
-  S.values = DeviceBuffer<T>(S.nnz, stream, "strength values");
-  if (S.nnz > 0) {
-    fill_value<<<blocks_for(S.nnz, strength_threads), strength_threads, 0, stream>>>(
-        S.nnz, T(1), S.values.data());
+  if (S.nnz() > 0) {
+    fill_value<<<blocks_for(S.nnz(), strength_threads), strength_threads, 0, stream>>>(
+        S.nnz(), T(1), S.values.data());
     BINAMG_CHECK_LAUNCH();
   }
   if (n > 0) {
@@ -157,19 +157,18 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
         count.data(), nullptr, nullptr);
     BINAMG_CHECK_LAUNCH();
   }
-  graph.nnz = offsets_from_counts(count.data(), n, graph.row_ptr.data(),
-                                  "strength: nnz(S + Sᵀ)", stream);
-  graph.col_idx = DeviceBuffer<index_t>(graph.nnz, stream, "strength graph col_idx");
-  graph.values = DeviceBuffer<T>(graph.nnz, stream, "strength graph values");
+  graph.allocate_entries(offsets_from_counts(count.data(), n, graph.row_ptr.data(),
+                                             "strength: nnz(S + Sᵀ)", stream),
+                         stream, "strength graph entries");
   if (n > 0) {
     union_rows<true><<<blocks, strength_threads, 0, stream>>>(
         n, S.row_ptr.data(), S.col_idx.data(), St.row_ptr.data(), St.col_idx.data(), nullptr,
         graph.row_ptr.data(), graph.col_idx.data());
     BINAMG_CHECK_LAUNCH();
   }
-  if (graph.nnz > 0) {
-    fill_value<<<blocks_for(graph.nnz, strength_threads), strength_threads, 0, stream>>>(
-        graph.nnz, T(1), graph.values.data());
+  if (graph.nnz() > 0) {
+    fill_value<<<blocks_for(graph.nnz(), strength_threads), strength_threads, 0, stream>>>(
+        graph.nnz(), T(1), graph.values.data());
     BINAMG_CHECK_LAUNCH();
   }
   return graph;

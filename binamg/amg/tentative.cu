@@ -72,10 +72,8 @@ DeviceCsr<T> tentative_prolongator(const DeviceAggregates& aggregates, cudaStrea
   DeviceCsr<T> P;
   P.rows = n;
   P.cols = aggregates.count;
-  P.nnz = n;
   P.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "tentative row_ptr");
-  P.col_idx = DeviceBuffer<index_t>(n, stream, "tentative col_idx");
-  P.values = DeviceBuffer<T>(n, stream, "tentative values");
+  P.allocate_entries(n, stream, "tentative entries");
   fill_tentative<<<blocks_for(std::int64_t(n) + 1, tentative_threads), tentative_threads, 0,
                    stream>>>(n, aggregates.aggregate_of.data(), size.data(), P.row_ptr.data(),
                              P.col_idx.data(), P.values.data());

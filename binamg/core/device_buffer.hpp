@@ -14,6 +14,7 @@ namespace binamg {
 template <typename T>
 class DeviceBuffer {
  public:
+  using value_type = T;
   DeviceBuffer() = default;
   /// Uninitialised storage for `count` elements, ordered on `stream`.
   DeviceBuffer(std::size_t count, cudaStream_t stream = nullptr,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "binamg/core/cuda_check.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/sparse/csr.hpp"
@@ -15,7 +16,6 @@ template <typename T>
 struct DeviceCsr {
   index_t rows = 0;
   index_t cols = 0;
-  index_t nnz = 0;
   DeviceBuffer<index_t> row_ptr;  // rows + 1
   DeviceBuffer<index_t> col_idx;  // nnz
   DeviceBuffer<T> values;         // nnz
@@ -26,6 +26,14 @@ struct DeviceCsr {
   // enough to need a whole block (row_split::long_rows_of). A stale value can
   // cost speed or pick the other kernel's summation order, never correctness.
   index_t max_row_length = -1;
+
+  index_t nnz() const { return static_cast<index_t>(col_idx.size()); }
+
+  /// Uninitialised columns and values for `count` entries, ordered on `stream`.
+  void allocate_entries(index_t count, cudaStream_t stream, const char* what) {
+    col_idx = DeviceBuffer<index_t>(count, stream, what);
+    values = DeviceBuffer<T>(count, stream, what);
+  }
 };
 
 /// Throws InvalidInput, naming `what`, unless M's dimensions are non-negative
@@ -33,11 +41,10 @@ struct DeviceCsr {
 /// arrays' contents are not read: that would cost a copy to the host).
 template <typename T>
 void require_consistent(const DeviceCsr<T>& M, const std::string& what) {
-  require(M.rows >= 0 && M.cols >= 0 && M.nnz >= 0 &&
-              M.row_ptr.size() == std::size_t(M.rows) + 1 &&
-              M.col_idx.size() == std::size_t(M.nnz) && M.values.size() == std::size_t(M.nnz),
+  require(M.rows >= 0 && M.cols >= 0 && M.row_ptr.size() == std::size_t(M.rows) + 1 &&
+              M.values.size() == M.col_idx.size(),
           what + " is not a consistent DeviceCsr (" + std::to_string(M.rows) + " x " +
-              std::to_string(M.cols) + ", nnz " + std::to_string(M.nnz) + "; arrays of " +
+              std::to_string(M.cols) + ", nnz " + std::to_string(M.nnz()) + "; arrays of " +
               std::to_string(M.row_ptr.size()) + " offsets, " +
               std::to_string(M.col_idx.size()) + " columns, " +
               std::to_string(M.values.size()) + " values)");
@@ -49,7 +56,6 @@ DeviceCsr<T> to_device(const CsrMatrix<T>& host, cudaStream_t stream = nullptr) 
   DeviceCsr<T> device;
   device.rows = host.rows;
   device.cols = host.cols;
-  device.nnz = host.nnz();
   device.row_ptr = to_device(host.row_ptr, stream);
   device.col_idx = to_device(host.col_idx, stream);
   device.values = to_device(host.values, stream);
@@ -57,6 +63,27 @@ DeviceCsr<T> to_device(const CsrMatrix<T>& host, cudaStream_t stream = nullptr) 
   for (index_t row = 0; row < host.rows; ++row)
     device.max_row_length = std::max(device.max_row_length, host.row_length(row));
   return device;
+}
+
+/// A copy of M on the device (asynchronous on `stream`), its recorded longest row included.
+template <typename T>
+DeviceCsr<T> copy_of(const DeviceCsr<T>& M, cudaStream_t stream = nullptr) {
+  DeviceCsr<T> copy;
+  copy.rows = M.rows;
+  copy.cols = M.cols;
+  copy.max_row_length = M.max_row_length;
+  copy.row_ptr = DeviceBuffer<index_t>(M.row_ptr.size(), stream, "copy of a matrix: row offsets");
+  copy.allocate_entries(M.nnz(), stream, "copy of a matrix: entries");
+  BINAMG_CUDA_CHECK(cudaMemcpyAsync(copy.row_ptr.data(), M.row_ptr.data(),
+                                    sizeof(index_t) * M.row_ptr.size(), cudaMemcpyDeviceToDevice,
+                                    stream));
+  if (M.nnz() > 0) {
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(copy.col_idx.data(), M.col_idx.data(),
+                                      sizeof(index_t) * M.nnz(), cudaMemcpyDeviceToDevice, stream));
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(copy.values.data(), M.values.data(), sizeof(T) * M.nnz(),
+                                      cudaMemcpyDeviceToDevice, stream));
+  }
+  return copy;
 }
 
 /// Downloads a device matrix; synchronizes its streams.

@@ -48,18 +48,16 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
   DeviceCsr<T> At;
   At.rows = A.cols;
   At.cols = A.rows;
-  At.nnz = A.nnz;
   At.row_ptr =
       DeviceBuffer<index_t>(static_cast<std::size_t>(A.cols) + 1, stream, "transpose row_ptr");
-  At.col_idx = DeviceBuffer<index_t>(A.nnz, stream, "transpose col_idx");
-  At.values = DeviceBuffer<T>(A.nnz, stream, "transpose values");
+  At.allocate_entries(A.nnz(), stream, "transpose entries");
 
-  DeviceBuffer<index_t> sorted_cols(A.nnz, stream, "transpose keys");
-  DeviceBuffer<index_t> entry(A.nnz, stream, "transpose entries");
-  DeviceBuffer<index_t> sorted_entry(A.nnz, stream, "transpose sorted entries");
-  DeviceBuffer<index_t> row_of(A.nnz, stream, "transpose row indices");
-  if (A.nnz > 0) {
-    fill_identity(entry.data(), A.nnz, stream);
+  DeviceBuffer<index_t> sorted_cols(A.nnz(), stream, "transpose keys");
+  DeviceBuffer<index_t> entry(A.nnz(), stream, "transpose entries");
+  DeviceBuffer<index_t> sorted_entry(A.nnz(), stream, "transpose sorted entries");
+  DeviceBuffer<index_t> row_of(A.nnz(), stream, "transpose row indices");
+  if (A.nnz() > 0) {
+    fill_identity(entry.data(), A.nnz(), stream);
     expand_row_indices<<<blocks_for(A.rows, transpose_threads), transpose_threads, 0, stream>>>(
         A.rows, A.row_ptr.data(), row_of.data());
     BINAMG_CHECK_LAUNCH();
@@ -68,18 +66,18 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
     std::size_t temp_bytes = 0;
     BINAMG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
         nullptr, temp_bytes, A.col_idx.data(), sorted_cols.data(), entry.data(),
-        sorted_entry.data(), A.nnz, 0, bits, stream));
+        sorted_entry.data(), A.nnz(), 0, bits, stream));
     DeviceBuffer<unsigned char> temp(temp_bytes, stream, "transpose sort scratch");
     BINAMG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
         temp.data(), temp_bytes, A.col_idx.data(), sorted_cols.data(), entry.data(),
-        sorted_entry.data(), A.nnz, 0, bits, stream));
-    gather_entries<<<blocks_for(A.nnz, transpose_threads), transpose_threads, 0, stream>>>(
-        A.nnz, sorted_entry.data(), row_of.data(), A.values.data(), At.col_idx.data(),
+        sorted_entry.data(), A.nnz(), 0, bits, stream));
+    gather_entries<<<blocks_for(A.nnz(), transpose_threads), transpose_threads, 0, stream>>>(
+        A.nnz(), sorted_entry.data(), row_of.data(), A.values.data(), At.col_idx.data(),
         At.values.data());
     BINAMG_CHECK_LAUNCH();
   }
   offsets_from_sorted_keys<<<blocks_for(std::int64_t(A.cols) + 1, transpose_threads),
-                             transpose_threads, 0, stream>>>(A.nnz, A.cols, sorted_cols.data(),
+                             transpose_threads, 0, stream>>>(A.nnz(), A.cols, sorted_cols.data(),
                                                              At.row_ptr.data());
   BINAMG_CHECK_LAUNCH();
   return At;

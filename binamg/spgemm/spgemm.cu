@@ -17,7 +17,7 @@ namespace {
 
 template <typename T>
 ProductShape shape_of(const DeviceCsr<T>& A, const DeviceCsr<T>& B) {
-  return {A.rows, B.rows, B.cols, A.nnz, B.nnz, sizeof(T)};
+  return {A.rows, B.rows, B.cols, A.nnz(), B.nnz(), sizeof(T)};
 }
 
 /// A·B: the dispatch loop. With `keep`, a product that takes fused rows
@@ -108,7 +108,7 @@ DeviceCsr<T> spgemm_with(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Dev
   // it, and its shell, workspace and rooms set up while B·C runs.
   static_assert(kDenseMaxColumns <= kNarrowMaxColumns, "past narrow is past dense columns");
   const std::int64_t unread = 0;  // nnz(B·C)
-  const ProductShape chained{A.rows, B.rows, C.cols, A.nnz, unread, sizeof(T)};
+  const ProductShape chained{A.rows, B.rows, C.cols, A.nnz(), unread, sizeof(T)};
   PathFacts facts;
   facts.shape = chained;
   facts.excluded = excluded;
@@ -129,7 +129,7 @@ DeviceCsr<T> spgemm_with(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Dev
     const RoomProductOperands<T> in{{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                                      BC.row_ptr.data(), rooms.col.data(), rooms.val.data()},
                                     rooms.offsets.data()};
-    if (fused_windowed_product(in, double(BC.nnz) / double(BC.rows), X, window, *bins, scan_bytes,
+    if (fused_windowed_product(in, double(rooms.nnz) / double(BC.rows), X, window, *bins, scan_bytes,
                                stream)) {
       if (outer != nullptr) *outer = SpgemmReport{SpgemmPath::window_rows, {}};
       return X;
@@ -169,7 +169,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   Workspace bins(C.rows, 0, stream);
   const unsigned long long total =
       bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, tuning, bins, stream);
-  require(total == static_cast<unsigned long long>(C.nnz),
+  require(total == static_cast<unsigned long long>(C.nnz()),
           "spgemm_numeric: C's row offsets do not add up to its nnz");
   // Only the binned numeric pass and the whole sort have a numeric pass of
   // their own; the other paths sum in A's order as the binned pass does.

@@ -702,14 +702,14 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
   // Exact needs every pass full: k = L·R (one pass) or a multiple of 64.
   const bool exact =
       k % (L * R) == 0 && (k <= L * R || k % SpmmPolicy::columns_per_pass == 0);
-  const int parts = parts_per_row(A.rows, A.nnz, L);
+  const int parts = parts_per_row(A.rows, A.nnz(), L);
   const index_t long_row = long_rows_of(A, L);
   const StagedPlan plan = exact && parts == 1 && long_row == no_long_rows
-                              ? staged_plan<T>(A.rows, A.nnz, L, R)
+                              ? staged_plan<T>(A.rows, A.nnz(), L, R)
                               : StagedPlan{};
   if constexpr (WithSums && (R == 2 || R == 4 || R == 8)) {  // the shapes staged_plan stages
     if (plan.depth > 0) {  // then no row is long and parts = 1: nothing more to launch
-      const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
+      const dim3 grid(split_blocks(A.rows, A.nnz(), L), passes);
       with_staged_variant<T, L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
         staged_sums_kernel<T, L, R, decltype(depth)::value, decltype(by_warps)::value,
                            decltype(threads_per_sm)::value, Gather, Epilogue>
@@ -722,7 +722,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
     }
   }
   if (WithSums || parts > 1) {
-    const dim3 grid(split_blocks(A.rows, A.nnz, L), passes);
+    const dim3 grid(split_blocks(A.rows, A.nnz(), L), passes);
     const auto chosen = exact ? split_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
                               : split_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
     chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, parts, long_row,
@@ -738,7 +738,7 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       // per SM: too few rows in flight where a row is under two chunks of L
       // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
       // 1050 -> 884 µs).
-      const bool rows_carry_pairs = R < 8 || A.nnz >= 2 * std::int64_t(L) * A.rows;
+      const bool rows_carry_pairs = R < 8 || A.nnz() >= 2 * std::int64_t(L) * A.rows;
       if (pairs && plan.depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
     }
@@ -840,7 +840,7 @@ void launch_with_column_sums(const DeviceCsr<T>& A, index_t k, const Gather& gat
     launch_shape<T, decltype(lanes)::value, decltype(columns_per_lane)::value, true>(
         A, k, gather, epilogue, partials.data(), stream);
   });
-  column_partials::sum(split_blocks(A.rows, A.nnz, lanes_of_shape(k)), k, partials.data(), sums,
+  column_partials::sum(split_blocks(A.rows, A.nnz(), lanes_of_shape(k)), k, partials.data(), sums,
                        stream);
 }
 

@@ -173,7 +173,7 @@ template <typename T>
 struct MergePath {
   MergePath(const DeviceCsr<T>& A, index_t steps, index_t k, cudaStream_t stream)
       : steps(steps),
-        segments(checked_index((std::int64_t(A.rows) + A.nnz + steps - 1) / steps,
+        segments(checked_index((std::int64_t(A.rows) + A.nnz() + steps - 1) / steps,
                                "spmm merge segments")),
         boundaries(std::size_t(segments) + 1, stream, "spmm merge path"),
         carries(std::size_t(segments) * k, stream, "spmm merge carries"),
@@ -191,7 +191,7 @@ template <int Lanes, typename T>
 void search_path(const DeviceCsr<T>& A, MergePath<T>& path, cudaStream_t stream) {
   merge_path_search<Lanes>
       <<<blocks_for((std::int64_t(path.segments) + 1) * Lanes, SpmmPolicy::threads),
-         SpmmPolicy::threads, 0, stream>>>(A.rows, A.nnz, path.segments, path.steps,
+         SpmmPolicy::threads, 0, stream>>>(A.rows, A.nnz(), path.segments, path.steps,
                                            A.row_ptr.data(), path.boundaries.data());
   BINAMG_CHECK_LAUNCH();
 }

@@ -52,7 +52,7 @@ constexpr index_t no_long_rows = std::numeric_limits<index_t>::max();
 /// longer.
 template <typename T>
 index_t long_rows_of(const DeviceCsr<T>& A, int L) {
-  const index_t length = long_row_length(A.rows, A.nnz, L);
+  const index_t length = long_row_length(A.rows, A.nnz(), L);
   return A.max_row_length >= 0 && A.max_row_length <= length ? no_long_rows : length;
 }
 
@@ -94,7 +94,7 @@ __device__ V group_max(V value) {
 /// for A (the power of two at or above the mean row length, 2..32).
 template <typename T, typename Launch>
 void with_lanes(const DeviceCsr<T>& A, Launch&& launch) {
-  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz)) {
+  switch (spmm_detail::spmv_lanes_per_row(A.rows, A.nnz())) {
     case 2: return launch(std::integral_constant<int, 2>{});
     case 4: return launch(std::integral_constant<int, 4>{});
     case 8: return launch(std::integral_constant<int, 8>{});

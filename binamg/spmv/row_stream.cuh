@@ -179,8 +179,8 @@ void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finis
 template <typename Sum, typename T, typename Gather, typename Finish>
 void launch(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, cudaStream_t stream) {
   if (A.rows == 0) return;
-  if (!staged(A.rows, A.nnz)) return launch_shape<Sum, 32, false>(A, x_of, finish, stream);
-  switch (threads / rows_per_block(A.rows, A.nnz)) {
+  if (!staged(A.rows, A.nnz())) return launch_shape<Sum, 32, false>(A, x_of, finish, stream);
+  switch (threads / rows_per_block(A.rows, A.nnz())) {
     case 1: return launch_shape<Sum, 1>(A, x_of, finish, stream);
     case 2: return launch_shape<Sum, 2>(A, x_of, finish, stream);
     case 4: return launch_shape<Sum, 4>(A, x_of, finish, stream);

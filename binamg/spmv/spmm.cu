@@ -55,7 +55,7 @@ void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algo
           cudaStream_t stream) {
   spmm_detail::check_arguments(A, X, k, Y, "spmm");
   if (algorithm == SpmmAlgorithm::automatic)
-    algorithm = spmm_algorithm_for(A.rows, A.nnz, A.max_row_length, k);
+    algorithm = spmm_algorithm_for(A.rows, A.nnz(), A.max_row_length, k);
   if (algorithm == SpmmAlgorithm::merge_based)
     spmm_detail::merge_based(A, X, k, Y, stream);
   else

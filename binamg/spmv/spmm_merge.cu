@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 
 template <typename T, int L, int R, bool Exact>
 void launch_merge(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t stream) {
-  MergePath<T> path(A, merge_segment_steps(A.rows, A.nnz), k, stream);
+  MergePath<T> path(A, merge_segment_steps(A.rows, A.nnz()), k, stream);
   search_path<1>(A, path, stream);
   const dim3 grid(blocks_for(std::int64_t(path.segments) * L, SpmmPolicy::threads),
                   static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /

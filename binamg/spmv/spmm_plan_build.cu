@@ -153,7 +153,7 @@ __global__ void sample_shapes_kernel(const SpmmBlockShape* __restrict__ shapes, 
 
 SpmmBlockShape choose_spmm_block_shape(const DeviceCsr<double>& A, cudaStream_t stream) {
   require_consistent(A, "choose_spmm_block_shape: A");
-  if (A.rows < 2 * kRowsPerBlock || A.nnz == 0) return SpmmBlockShape{};
+  if (A.rows < 2 * kRowsPerBlock || A.nnz() == 0) return SpmmBlockShape{};
   const index_t middle = A.rows / 2;
   index_t bounds[2];
   read_back(bounds, A.row_ptr.data() + middle, sizeof(bounds), stream);
@@ -191,7 +191,7 @@ SpmmPlan plan_spmm_blocks(const DeviceCsr<double>& A, SpmmBlockShape shape, cuda
   const std::int64_t blocks = tiling.blocks();
   checked_index(blocks * kRowsPerBlock, "plan_spmm_blocks: rows of the blocks");
   SpmmPlan plan;
-  plan.rows = A.rows, plan.cols = A.cols, plan.nnz = A.nnz, plan.shape = shape;
+  plan.rows = A.rows, plan.cols = A.cols, plan.nnz = A.nnz(), plan.shape = shape;
   plan.blocks = index_t(blocks);
   DeviceBuffer<index_t> chunk_counts(std::size_t(blocks), stream, "plan chunk counts");
   DeviceBuffer<index_t> union_counts(std::size_t(blocks), stream, "plan union counts");
@@ -212,8 +212,8 @@ SpmmPlan plan_spmm_blocks(const DeviceCsr<double>& A, SpmmBlockShape shape, cuda
                                                   stream);
   const index_t entries = offsets_from_counts(entry_counts.data(), index_t(blocks), entry_base.data(),
                                               "plan_spmm_blocks: entries", stream);
-  require(entries == A.nnz, "plan_spmm_blocks: the blocks hold " + std::to_string(entries) +
-                                " entries, the matrix " + std::to_string(A.nnz));
+  require(entries == A.nnz(), "plan_spmm_blocks: the blocks hold " + std::to_string(entries) +
+                                " entries, the matrix " + std::to_string(A.nnz()));
   plan.chunk_rows = DeviceBuffer<index_t>(
       std::size_t(checked_index(std::int64_t(plan.chunks) * kRowsPerBlock, "plan_spmm_blocks: chunk rows")),
       stream, "plan chunk rows");

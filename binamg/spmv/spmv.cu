@@ -44,7 +44,7 @@ void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r, cudaStream_t 
   require(A.rows == 0 || b != nullptr, "residual: b is null");
   require(A.rows == 0 || (r != b && r != x), "residual: r must not alias x or b");
   if (A.rows == 0) return;
-  if (spmm_algorithm_for(A.rows, A.nnz, A.max_row_length, 1) == SpmmAlgorithm::row_split) {
+  if (spmm_algorithm_for(A.rows, A.nnz(), A.max_row_length, 1) == SpmmAlgorithm::row_split) {
     spmm_detail::row_split_vector(A, x, b, r, stream);  // b - A x fused in one pass
     return;
   }

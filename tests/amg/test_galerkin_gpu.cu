@@ -52,7 +52,7 @@ TYPED_TEST(GalerkinGpu, PeakExtraBytesCoverTheResult) {
   const DeviceCsr<T> A = to_device(level.A), P = to_device(level.P), R = to_device(level.R);
   index_t coarse_nnz = 0;
   const std::size_t peak = pool_peak_extra_bytes(
-      [&] { coarse_nnz = galerkin_product(A, P, R, GalerkinOrdering::ptap_right).nnz; });
+      [&] { coarse_nnz = galerkin_product(A, P, R, GalerkinOrdering::ptap_right).nnz(); });
   // At least A_c and the intermediate A·P (as big as A·P's rows and entries).
   const std::size_t result_bytes = std::size_t(coarse_nnz) * (sizeof(index_t) + sizeof(T));
   const GalerkinCost cost = galerkin_cost(level.A, level.P, level.R, GalerkinOrdering::ptap_right);

@@ -169,7 +169,7 @@ TYPED_TEST(AmgSolve, HierarchyStopsAtCoarseSizeWithModestComplexity) {
   EXPECT_LT(h.operator_complexity(), 2.0);
   EXPECT_GT(h.grid_complexity(), 1.0);
   EXPECT_LT(h.grid_complexity(), 1.5);
-  const std::string table = describe(h);
+  const std::string table = h.describe();
   EXPECT_NE(table.find("2304"), std::string::npos) << table;  // 48² fine rows
   EXPECT_NE(table.find("operator complexity"), std::string::npos) << table;
 

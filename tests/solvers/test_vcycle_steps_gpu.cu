@@ -28,7 +28,7 @@ TYPED_TEST_SUITE(VcycleStepsGpu, Precisions);
 template <typename T>
 void expect_same(const DeviceCsr<T>& A, const std::vector<T>& expected,
                  const std::vector<T>& actual, const char* what) {
-  if (spmm_algorithm_for(A.rows, A.nnz, A.max_row_length, 1) == SpmmAlgorithm::row_split) {
+  if (spmm_algorithm_for(A.rows, A.nnz(), A.max_row_length, 1) == SpmmAlgorithm::row_split) {
     EXPECT_EQ(expected, actual) << what;
     return;
   }

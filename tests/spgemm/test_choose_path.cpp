@@ -229,5 +229,21 @@ TEST(ChoosePath, GalerkinProductsOfTheModelProblemsTakeTheirPaths) {
             "merged_rows window_rows narrow dense_columns");
 }
 
+TEST(ChoosePath, LightFusedRowsChainInto27PointWindowRows) {
+  // What the GPU test of the chained product relies on: with fused rows for
+  // any number of products (merged rows off), 3D 27-pt 33³'s level-0 A·P
+  // fuses, and its R·(AP) takes window rows.
+  SpgemmTuning tuning = h100();
+  tuning.fused_min_products = 0;
+  const Hierarchy<double> hierarchy = build_hierarchy(poisson<double>(Stencil::poisson3d_27, 33));
+  const Level<double>& level = hierarchy.levels[0];
+  PathFacts facts = spgemm_detail::product_facts(level.A, level.P, tuning);
+  facts.excluded = {SpgemmPath::merged_rows};
+  EXPECT_EQ(choose_path(facts, tuning).path, SpgemmPath::fused_rows);
+  facts = spgemm_detail::product_facts(level.R, spgemm(level.A, level.P), tuning);
+  facts.excluded = {SpgemmPath::merged_rows};
+  EXPECT_EQ(choose_path(facts, tuning).path, SpgemmPath::window_rows);
+}
+
 }  // namespace
 }  // namespace binamg

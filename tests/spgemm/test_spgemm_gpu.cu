@@ -83,6 +83,15 @@ spgemm_detail::SpgemmTuning windows_everywhere() {
   return tuning;
 }
 
+// The device's tuning with fused rows for every product of enough products
+// per row, however few in all.
+template <typename T>
+spgemm_detail::SpgemmTuning fused_everywhere() {
+  spgemm_detail::SpgemmTuning tuning = device_tuning<T>();
+  tuning.fused_min_products = 0;
+  return tuning;
+}
+
 // A product that may take an unbinned path (B's columns at most
 // kDenseMaxColumns: dense columns; at most kNarrowMaxColumns: narrow; B
 // narrowing: window rows, and merged rows for A rows of at most
@@ -657,6 +666,12 @@ TYPED_TEST(SpgemmGpu, WindowsGalerkinProductsWithCpuBits) {
   EXPECT_EQ(windowed, 8);  // level 0 of each problem
 }
 
+// 100 rows of 2 entries over 40000 columns.
+template <typename T>
+CsrMatrix<T> R_of_two() {
+  return spread_rows<T>(100, 40000, 2);
+}
+
 TYPED_TEST(SpgemmGpu, FusesRowsPastTheirRoomsInASecondPass) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -676,28 +691,26 @@ TYPED_TEST(SpgemmGpu, FusesRowsPastTheirRoomsInASecondPass) {
                                  no_window_or_merge, nullptr, &report),
       expected, -1, "rows of ~128 columns");
   EXPECT_EQ(report.path, SpgemmPath::fused_rows);
-  // The same product inside R·(A·B), R's rows of 2 entries through the
-  // window rows, which read A·B's rooms unpacked.
-  const CsrMatrix<T> R = spread_rows<T>(100, 40000, 2);
-  SpgemmReport outer, inner;
+  // The same product inside R·(A·B), R's rows of 2 entries, with window rows
+  // for every narrowing product.
   testing::expect_same_matrix(
-      spgemm(R, expected),
-      to_host(spgemm_detail::spgemm_with(to_device(R), to_device(A), to_device(B),
-                                         windows_everywhere<T>(), no_merge, nullptr, &outer,
-                                         &inner)),
+      spgemm(R_of_two<T>(), expected),
+      to_host(spgemm_detail::spgemm_with(to_device(R_of_two<T>()), to_device(A), to_device(B),
+                                         windows_everywhere<T>(), no_merge)),
       "R·(A·B), rows of ~128 columns");
-  EXPECT_EQ(inner.path, SpgemmPath::fused_rows);
-  EXPECT_EQ(outer.path, SpgemmPath::window_rows);
 }
 
 TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   // R·(A·P) of every level of the four stencils' hierarchies in one call,
-  // with the device's tuning, with window rows nowhere and everywhere: the
-  // CPU's pattern and bits. (FusesRowsPastTheirRoomsInASecondPass chains a
-  // fused A·P into window rows that read its rooms unpacked.)
-  for_each_galerkin_level<T>([](const Level<T>& level, const std::string& where) {
+  // with the device's tuning, with window rows nowhere and everywhere, and
+  // with fused rows for every product their other rules admit (merged rows
+  // off): then 3D 27-pt's level-0 A·P fuses and its R·(AP) takes window
+  // rows that read A·P's rooms unpacked, as at 101³ with the device's
+  // tuning. The CPU's pattern and bits every time.
+  int chained_through_rooms = 0;
+  for_each_galerkin_level<T>([&](const Level<T>& level, const std::string& where) {
     const CsrMatrix<T> expected = spgemm(level.R, spgemm(level.A, level.P));
     const DeviceCsr<T> R = to_device(level.R), A = to_device(level.A), P = to_device(level.P);
     testing::expect_same_matrix(expected, to_host(spgemm(R, A, P)), where + ", device's tuning");
@@ -707,7 +720,16 @@ TYPED_TEST(SpgemmGpu, ChainsGalerkinProductsWithCpuBits) {
     testing::expect_same_matrix(
         expected, to_host(spgemm_detail::spgemm_with(R, A, P, windows_everywhere<T>(), {})),
         where + ", window rows everywhere");
+    SpgemmReport outer, inner;
+    testing::expect_same_matrix(
+        expected,
+        to_host(spgemm_detail::spgemm_with(R, A, P, fused_everywhere<T>(), no_merge, nullptr,
+                                           &outer, &inner)),
+        where + ", fused rows everywhere");
+    if (inner.path == SpgemmPath::fused_rows && outer.path == SpgemmPath::window_rows)
+      ++chained_through_rooms;
   });
+  EXPECT_GE(chained_through_rooms, 1);
 }
 
 TYPED_TEST(SpgemmGpu, ChainsMismatchedShapesWithAClearError) {

@@ -236,7 +236,7 @@ class SortedLongRows {
         column_bits_(radix_key_bits(B.cols)),
         row_bits_(radix_key_bits(A.rows)),
         entry_offset_(A.row_ptr.data()),
-        entries_(A.nnz),
+        entries_(A.nnz()),
         products_(products),
         all_rows_(A.rows, stream, "spgemm: rows sorted whole") {
     rows_ = all_rows_.data();

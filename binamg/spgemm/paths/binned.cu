@@ -37,7 +37,7 @@ int long_row_slices(const SpgemmTuning& tuning, index_t rows, std::size_t bytes_
 template <typename T>
 void count_row_nnz(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const SpgemmTuning& tuning,
                    const Workspace& bins, index_t* row_nnz, cudaStream_t stream) {
-  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz);
+  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz());
   const PatternOperands in{A.row_ptr.data(), A.col_idx.data(), B.row_ptr.data(), B.col_idx.data()};
   const int shared_bins = tuning.symbolic_shared_bins();
   bins.for_each_launch(
@@ -227,9 +227,8 @@ void binned_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   count_row_nnz(A, B, tuning, bins, C.row_ptr.data(), stream);
   const unsigned long long total =
       bin_for_numeric(A, B, C.row_ptr.data(), false, true, rows, tuning, bins, stream);
-  C.nnz = checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)");
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  C.allocate_entries(checked_index(static_cast<std::int64_t>(total), "spgemm: nnz(C)"), stream,
+                     "spgemm: entries of C");
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), rows + 1, stream));
   // Stages 3-4, numeric: accumulate, sort and write each row.

@@ -274,9 +274,7 @@ void allocate_from_counts(DeviceCsr<T>& C, const Workspace& bins, std::size_t sc
                           cudaStream_t stream) {
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), C.rows + 1, stream));
-  C.nnz = read_back(C.row_ptr.data() + C.rows, stream);
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  C.allocate_entries(read_back(C.row_ptr.data() + C.rows, stream), stream, "spgemm: entries of C");
 }
 
 /// C's row offsets from its row counts in place, once a count pass has
@@ -288,10 +286,9 @@ void allocate_counted(DeviceCsr<T>& C, unsigned long long nnz, index_t longest,
   BINAMG_CUDA_CHECK(cudaMemsetAsync(C.row_ptr.data() + C.rows, 0, sizeof(index_t), stream));
   BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(bins.scan_storage, scan_bytes, C.row_ptr.data(),
                                                   C.row_ptr.data(), C.rows + 1, stream));
-  C.nnz = checked_index(static_cast<std::int64_t>(nnz), "spgemm: nnz(C)");
+  C.allocate_entries(checked_index(static_cast<std::int64_t>(nnz), "spgemm: nnz(C)"), stream,
+                     "spgemm: entries of C");
   C.max_row_length = longest;
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
 }
 
 /// Stages 3-4 for a product sorted whole (sorts_whole; `products` is the
@@ -363,6 +360,7 @@ template <typename T>
 struct Rooms {
   DeviceBuffer<index_t> offsets, col;
   DeviceBuffer<T> val;
+  index_t nnz = 0;  // the entries of all rows
   bool held() const { return offsets.size() > 0; }
 };
 
@@ -375,8 +373,7 @@ static __global__ void stride_offsets_kernel(index_t* offsets, index_t count, in
 /// Packs a product's kept rooms into its arrays.
 template <typename T>
 void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
-  C.col_idx = DeviceBuffer<index_t>(C.nnz, stream, "spgemm: column indices of C");
-  C.values = DeviceBuffer<T>(C.nnz, stream, "spgemm: values of C");
+  C.allocate_entries(rooms.nnz, stream, "spgemm: entries of C");
   pack_rows(RoomAtOffsets{rooms.offsets.data()}, rooms.col.data(), rooms.val.data(), C, stream);
   rooms = Rooms<T>();
 }

@@ -39,7 +39,7 @@ ProductTally count_products(const DeviceCsr<T>& A, const DeviceCsr<T>& B,
   };
   // Lanes per row of A from its mean length and its rows: one thread for
   // stencil rows, a warp for the few long rows of a coarse R·A.
-  const double mean_a_row = double(A.nnz) / double(rows);
+  const double mean_a_row = double(A.nnz()) / double(rows);
   if (mean_a_row <= tuning.product_count_thread_max ||
       (mean_a_row <= tuning.product_count_many_rows_max &&
        rows >= mean_a_row * tuning.sm_count * tuning.product_count_rows_per_entry))

@@ -58,7 +58,7 @@ void fused_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, std::int64_t pr
     rooms.val = DeviceBuffer<T>(std::size_t(products), stream, "spgemm: room values");
     tally = fill(&bins.counters->error);
   }
-  C.nnz = tally.nnz;
+  rooms.nnz = tally.nnz;
   if (keep != nullptr)
     *keep = std::move(rooms);
   else

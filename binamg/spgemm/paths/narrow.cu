@@ -10,7 +10,7 @@ void narrow_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
                     cudaStream_t stream) {
   const index_t rows = A.rows;
   const int table = table_for_columns(tuning, B.cols);
-  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz);
+  const SymbolicWalk walk = symbolic_walk(B.rows, B.nnz());
   constexpr int Group = 32;
   constexpr int symbolic_rows_per_block = kSmallBlock / Group;
   const std::size_t symbolic_shared =

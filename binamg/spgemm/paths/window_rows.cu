@@ -56,7 +56,7 @@ template <typename T>
 bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                       const SpgemmTuning& tuning, Workspace& bins, std::size_t scan_bytes,
                       cudaStream_t stream) {
-  const double mean_b_row = double(B.nnz) / double(B.rows);
+  const double mean_b_row = double(B.nnz()) / double(B.rows);
   const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
                               B.row_ptr.data(), B.col_idx.data(), B.values.data()};
   {

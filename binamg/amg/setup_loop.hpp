@@ -1,0 +1,115 @@
+#pragma once
+// The setup of a smoothed-aggregation hierarchy, written once for both
+// devices: amg/hierarchy.cpp runs it with the host's steps, amg/hierarchy.cu
+// with the device's. A step of `Steps` is the device's twin of one phase:
+//
+//   using Matrix, Diagonal (a matrix's diagonal and its inverse), Clock;
+//   Matrix own(const Matrix& A)                     a copy the hierarchy keeps
+//   Diagonal diagonal(const Matrix&, const std::string& what)
+//                                                   throws naming `what` on a zero
+//   Matrix strength(const Matrix& A, double theta)
+//   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
+//   Matrix tentative(const Aggregates&)
+//   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
+//   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
+//                               double omega)
+//   Matrix transpose(const Matrix& P)
+//   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering)
+//   void factor(CoarseSolver&, const Matrix& coarsest)
+//   Clock clock()                                   .lap(total) adds the time since the
+//                                                   last lap, the device's work included
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/error.hpp"
+
+namespace binamg::setup_detail {
+
+/// Aggregation that keeps more than this fraction of the rows has stalled:
+/// another level would cost a full smoother sweep and buy almost no coarsening.
+constexpr double kStalledCoarseningRatio = 0.9;
+
+/// Builds h's levels from A with `steps` (see above): strength → aggregation
+/// → tentative → smoothed P → R = Pᵀ → Galerkin, level after level, until a
+/// level has at most max_coarse_rows rows, max_levels is reached or the
+/// aggregation stalls; then factors the coarsest matrix. A's squareness and
+/// diagonal are checked here, the rest of its validity by the caller.
+template <typename Steps, typename HierarchyType>
+void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& h) {
+  using Matrix = typename Steps::Matrix;
+  using LevelType = typename decltype(h.levels)::value_type;
+  using T = typename LevelType::value_type;
+  const AmgParameters& parameters = h.parameters;
+  require(A.rows == A.cols && A.rows > 0, "build_hierarchy: A must be square and non-empty, got " +
+                                              std::to_string(A.rows) + " x " +
+                                              std::to_string(A.cols));
+  Matrix current = steps.own(A);
+  // Each level's diagonal is extracted and inverted (and so checked) once:
+  // the ρ estimate and the prolongator divide by it, the smoother keeps the inverse.
+  auto diagonal = steps.diagonal(current, "build_hierarchy: A");
+  while (current.rows > parameters.max_coarse_rows &&
+         static_cast<int>(h.levels.size()) + 1 < parameters.max_levels) {
+    auto clock = steps.clock();
+    const Matrix S = steps.strength(current, parameters.strength_threshold);
+    clock.lap(h.timings.strength_ms);
+    const auto aggregates = steps.aggregate(S, parameters.aggregation);
+    clock.lap(h.timings.aggregation_ms);
+    if (aggregates.count > kStalledCoarseningRatio * current.rows) break;
+    const Matrix tentative = steps.tentative(aggregates);
+    clock.lap(h.timings.tentative_ms);
+
+    const std::string level_name = "build_hierarchy: level " + std::to_string(h.levels.size());
+    LevelType level;
+    level.spectral_radius =
+        steps.spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
+    require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
+            level_name + " has no usable estimate of rho(D^-1 A)");
+    level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
+    level.P = steps.smoothed_prolongator(current, diagonal, tentative,
+                                         parameters.prolongator_weight / level.spectral_radius);
+    clock.lap(h.timings.prolongator_ms);
+    level.R = steps.transpose(level.P);
+    clock.lap(h.timings.restriction_ms);
+    Matrix coarser = steps.galerkin(current, level.P, level.R, parameters.ordering);
+    // A Galerkin matrix of an SPD matrix keeps a positive diagonal; a
+    // nonsymmetric input may lose it, and the next smoother would divide by zero.
+    auto coarser_diagonal = steps.diagonal(
+        coarser, "build_hierarchy: Galerkin matrix of level " + std::to_string(h.levels.size() + 1));
+    clock.lap(h.timings.galerkin_ms);
+    level.inverse_diagonal = std::move(diagonal.inverse);
+    level.A = std::move(current);
+    h.levels.push_back(std::move(level));
+    current = std::move(coarser);
+    diagonal = std::move(coarser_diagonal);
+  }
+  auto clock = steps.clock();
+  steps.factor(h.coarse, current);
+  h.coarse_matrix = std::move(current);
+  clock.lap(h.timings.coarse_factor_ms);
+}
+
+/// The cycle's scratch for k right-hand sides: per level, rows × k entries of
+/// residual (all but the coarsest), right-hand side and solution (all but the
+/// finest), each made by make(entries).
+template <typename Workspace, typename HierarchyType, typename Make>
+Workspace cycle_workspace_of(const HierarchyType& h, index_t k, Make&& make) {
+  require(k > 0, "cycle_workspace: the number of right-hand sides must be positive");
+  const std::size_t count = h.num_levels();
+  Workspace work;
+  work.residual.resize(count);
+  work.rhs.resize(count);
+  work.solution.resize(count);
+  for (std::size_t l = 0; l < count; ++l) {
+    const std::size_t entries = std::size_t(h.matrix(static_cast<index_t>(l)).rows) * k;
+    if (l < h.levels.size()) work.residual[l] = make(entries);
+    if (l > 0) {
+      work.rhs[l] = make(entries);
+      work.solution[l] = make(entries);
+    }
+  }
+  return work;
+}
+
+}  // namespace binamg::setup_detail
