@@ -5,6 +5,7 @@
 #include <string>
 
 #include "binamg/core/read_back.hpp"
+#include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -15,21 +16,21 @@
 namespace binamg {
 namespace {
 
-void require_positive(double value, const char* what, int iteration,
-                      const std::string& column = "") {
-  require(std::isfinite(value), std::string("pcg: ") + what + " is not finite at iteration " +
-                                    std::to_string(iteration) + column);
-  require(value > 0, std::string("pcg: breakdown, ") + what + " = " + std::to_string(value) +
-                         " <= 0 at iteration " + std::to_string(iteration) + column +
-                         " (the matrix or the V-cycle is not positive definite)");
+// ‖v‖ from vᵀv, the root taken in the solve's precision (as the CPU does).
+template <typename T>
+double norm_of(T squared_norm) {
+  return static_cast<double>(std::sqrt(squared_norm));
 }
-
-std::string column_name(index_t j) { return " (right-hand side " + std::to_string(j) + ")"; }
 
 template <typename T>
 void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream) {
   BINAMG_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), sizeof(T) * from.size(),
                                     cudaMemcpyDeviceToDevice, stream));
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 }  // namespace
@@ -48,58 +49,53 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveResult result;
-  const double b_norm = norm2(b, stream);
-  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
-    // Every buffer of the iteration is allocated here, none inside the loop.
-    const std::size_t n = A.rows;
-    DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
-        q(n, stream, "pcg q");
-    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
-    DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
-    CgScalars<T>* const s = device_scalars.data();
-    CgScalars<T> host{};
-    auto read_scalars = [&] {  // the one synchronisation of an iteration
-      host = read_back(s, stream);
-    };
-    residual(A, x.data(), b.data(), r.data(), stream);
-    dot(r, r, &s->rr, scratch, stream);
-    read_scalars();
-    result.residual_history.push_back(std::sqrt(host.rr) / b_norm);
-    if (result.residual_history.back() > options.tolerance && options.max_iterations > 0) {
-      vcycle_from_zero(h, r, z);
-      copy(z, p, stream);
-      dot(r, z, &s->rz[0], scratch, stream);
-      int slot = 0;  // rz[slot] = r'z of the current direction
-      while (true) {
-        spmv(A, p.data(), q.data(), stream);
-        dot(p, q, &s->pq, scratch, stream);
-        cg_update(&s->rz[slot], &s->pq, p, q, x, r, &s->rr, scratch, stream);
-        read_scalars();
-        // Checked in the order the host-side iteration checks them; a breakdown
-        // has by now also updated x and r with a meaningless step, but it throws.
-        require_positive(host.rz[slot], "r'z", result.iterations);
-        require_positive(host.pq, "p'Ap", result.iterations + 1);
-        ++result.iterations;
-        const double relative = std::sqrt(host.rr) / b_norm;
-        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
-                                             std::to_string(result.iterations));
-        result.residual_history.push_back(relative);
-        if (relative <= options.tolerance || result.iterations >= options.max_iterations) break;
-        vcycle_from_zero(h, r, z);
-        dot(r, z, &s->rz[1 - slot], scratch, stream);
-        cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
-        slot = 1 - slot;
-      }
-    }
-    result.converged = result.residual_history.back() <= options.tolerance;
-    residual(A, x.data(), b.data(), r.data(), stream);
-    result.relative_residual = norm2(r, stream) / b_norm;
+  SolveMonitor monitor("pcg", options, norm2(b, stream));
+  if (monitor.zero_rhs()) {  // x = 0 solves it exactly
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return monitor.finish(0, milliseconds_since(start));
   }
+  // Every buffer of the iteration is allocated here, none inside the loop.
+  const std::size_t n = A.rows;
+  DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
+      q(n, stream, "pcg q");
+  DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
+  DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
+  CgScalars<T>* const s = device_scalars.data();
+  CgScalars<T> host{};
+  auto read_scalars = [&] {  // the one synchronisation of an iteration
+    host = read_back(s, stream);
+  };
+  residual(A, x.data(), b.data(), r.data(), stream);
+  dot(r, r, &s->rr, scratch, stream);
+  read_scalars();
+  monitor.start(norm_of(host.rr));
+  if (monitor.active()) {
+    vcycle_from_zero(h, r, z);
+    copy(z, p, stream);
+    dot(r, z, &s->rz[0], scratch, stream);
+    int slot = 0;  // rz[slot] = r'z of the current direction
+    while (true) {
+      spmv(A, p.data(), q.data(), stream);
+      dot(p, q, &s->pq, scratch, stream);
+      cg_update(&s->rz[slot], &s->pq, p, q, x, r, &s->rr, scratch, stream);
+      read_scalars();
+      // Checked in the order the host-side iteration checks them; a breakdown
+      // has by now also updated x and r with a meaningless step, but it throws.
+      monitor.require_positive(host.rz[slot], "r'z", monitor.iterations());
+      monitor.require_positive(host.pq, "p'Ap", monitor.iterations() + 1);
+      monitor.step(norm_of(host.rr));
+      if (!monitor.active()) break;
+      vcycle_from_zero(h, r, z);
+      dot(r, z, &s->rz[1 - slot], scratch, stream);
+      cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
+      slot = 1 - slot;
+    }
+  }
+  residual(A, x.data(), b.data(), r.data(), stream);
+  const double true_norm = norm2(r, stream);
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  result.solve_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return monitor.finish(true_norm, milliseconds_since(start));
 }
 
 template <typename T>
@@ -117,8 +113,6 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   cudaStream_t stream = h.stream;
   const index_t n = A.rows;
   const std::size_t entries = std::size_t(n) * k;
-  BlockSolveResult result;
-  result.columns.resize(k);
 
   // Every buffer of the iteration is allocated here, none inside the loop. The
   // per-column scalars sit in one device array read back at once: pq, rr, then
@@ -153,12 +147,13 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   std::vector<double> b_norm(k);
   column_dots(b, b, k, rr, scratch, stream);
   read_scalars();
-  for (index_t j = 0; j < k; ++j) b_norm[j] = static_cast<double>(std::sqrt(host_scalar(rr, j)));
+  for (index_t j = 0; j < k; ++j) b_norm[j] = norm_of(host_scalar(rr, j));
+  std::vector<SolveMonitor> monitor = column_monitors("pcg", options, b_norm);
   if (std::find(b_norm.begin(), b_norm.end(), 0.0) != b_norm.end()) {
     // Rare: x = 0 solves the columns whose b is 0 exactly (a round trip, once).
     std::vector<T> host_x = to_host(x);
     for (index_t j = 0; j < k; ++j)
-      if (b_norm[j] == 0)
+      if (monitor[j].zero_rhs())
         for (std::size_t i = 0; i < std::size_t(n); ++i) host_x[i * k + j] = T(0);
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(x.data(), host_x.data(), sizeof(T) * entries,
                                       cudaMemcpyHostToDevice, stream));
@@ -169,14 +164,8 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   read_scalars();
   bool any_active = false;
   for (index_t j = 0; j < k; ++j) {
-    SolveResult& column = result.columns[j];
-    if (b_norm[j] == 0) {
-      column.converged = true;
-      column.residual_history = {0.0};
-      continue;
-    }
-    column.residual_history.push_back(static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j]);
-    active[j] = column.residual_history.back() > options.tolerance && options.max_iterations > 0;
+    monitor[j].start(norm_of(host_scalar(rr, j)));
+    active[j] = monitor[j].active();
     any_active = any_active || active[j];
   }
 
@@ -199,15 +188,11 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
       any_active = false;
       for (index_t j = 0; j < k; ++j) {
         if (!active[j]) continue;
-        SolveResult& column = result.columns[j];
-        require_positive(host_scalar(rz[slot], j), "r'z", column.iterations, column_name(j));
-        require_positive(host_scalar(pq, j), "p'Ap", column.iterations + 1, column_name(j));
-        ++column.iterations;
-        const double relative = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
-        require(std::isfinite(relative), "pcg: the residual became non-finite at iteration " +
-                                             std::to_string(column.iterations) + column_name(j));
-        column.residual_history.push_back(relative);
-        active[j] = relative > options.tolerance && column.iterations < options.max_iterations;
+        SolveMonitor& column = monitor[j];
+        column.require_positive(host_scalar(rz[slot], j), "r'z", column.iterations());
+        column.require_positive(host_scalar(pq, j), "p'Ap", column.iterations() + 1);
+        column.step(norm_of(host_scalar(rr, j)));
+        active[j] = column.active();
         changed = changed || !active[j];
         any_active = any_active || active[j];
       }
@@ -226,15 +211,10 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   residual(A, x.data(), b.data(), k, r.data(), stream);
   column_dots(r, r, k, rr, scratch, stream);
   read_scalars();
-  for (index_t j = 0; j < k; ++j) {
-    SolveResult& column = result.columns[j];
-    if (b_norm[j] == 0) continue;
-    column.converged = column.residual_history.back() <= options.tolerance;
-    column.relative_residual = static_cast<double>(std::sqrt(host_scalar(rr, j))) / b_norm[j];
-  }
-  result.solve_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  for (SolveResult& column : result.columns) column.solve_ms = result.solve_ms;
+  BlockSolveResult result;
+  result.solve_ms = milliseconds_since(start);
+  for (index_t j = 0; j < k; ++j)
+    result.columns.push_back(monitor[j].finish(norm_of(host_scalar(rr, j)), result.solve_ms));
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "binamg/solvers/vcycle.hpp"
 
+#include "binamg/solvers/monitor.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,9 +60,7 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
     if (!std::isfinite(b[i])) throw InvalidInput(name + ": b[" + std::to_string(i) + "] is not finite");
     if (!std::isfinite(x[i])) throw InvalidInput(name + ": x[" + std::to_string(i) + "] is not finite");
   }
-  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
-          name + ": tolerance must be finite and >= 0");
-  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+  validate(options, who);
 }
 
 template <typename T>
@@ -99,32 +99,18 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
   validate_solve_inputs(h, b, x, options, "vcycle_solve");
   const auto start = std::chrono::steady_clock::now();
   const CsrMatrix<T>& A = h.matrix(0);
-  SolveResult result;
-  const double b_norm = norm2(b);
-  if (b_norm == 0) {
-    x.assign(x.size(), T(0));
-    result.converged = true;
-    result.residual_history = {0.0};
-  } else {
-    std::vector<T> r;
-    residual(A, x, b, r);
-    result.residual_history.push_back(norm2(r) / b_norm);
-    while (result.residual_history.back() > options.tolerance &&
-           result.iterations < options.max_iterations) {
-      vcycle(h, b, x);
-      residual(A, x, b, r);
-      const double relative = norm2(r) / b_norm;
-      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
-                                           std::to_string(result.iterations + 1));
-      result.residual_history.push_back(relative);
-      ++result.iterations;
-    }
-    result.converged = result.residual_history.back() <= options.tolerance;
-    result.relative_residual = result.residual_history.back();
-  }
-  result.solve_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  SolveMonitor monitor("vcycle_solve", options, norm2(b));
+  std::vector<T> r;
+  const double residual_norm = iterate_cycles(
+      monitor, [&] { vcycle(h, b, x); },
+      [&] {
+        residual(A, x, b, r);
+        return static_cast<double>(norm2(r));
+      },
+      [&] { x.assign(x.size(), T(0)); });
+  return monitor.finish(
+      residual_norm,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 #define BINAMG_INSTANTIATE(T)                                                              \

@@ -8,6 +8,7 @@
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -205,9 +206,7 @@ void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b
   }
   require_finite(b, name + ": b", k, h.stream);
   require_finite(x, name + ": x", k, h.stream);
-  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
-          name + ": tolerance must be finite and >= 0");
-  require(options.max_iterations >= 0, name + ": max_iterations must be >= 0");
+  validate(options, who);
 }
 
 template <typename T>
@@ -241,51 +240,29 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Dev
 }
 
 template <typename T>
-bool solved_for_zero_rhs(double b_norm, DeviceBuffer<T>& x, SolveResult& result,
-                         cudaStream_t stream) {
-  if (b_norm != 0) return false;
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
-  result.converged = true;
-  result.residual_history = {0.0};
-  return true;
-}
-
-template <typename T>
 SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                          DeviceBuffer<T>& x, const SolveOptions& options) {
   validate_solve_inputs(h, b, x, options, "vcycle_solve");
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveResult result;
-  const double b_norm = norm2(b, stream);
-  if (!solved_for_zero_rhs(b_norm, x, result, stream)) {
-    // Allocated once: a cycle and its residual norm allocate nothing.
-    DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
-    DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");
-    auto relative_residual = [&] {  // ‖b − Ax‖/‖b‖, the bits of norm2(r) / b_norm
-      residual(A, x.data(), b.data(), r.data(), stream);
-      T* const rr = scratch.data() + scratch.size() - 1;
-      dot(r, r, rr, scratch, stream);
-      return std::sqrt(read_back(rr, stream)) / b_norm;
-    };
-    result.residual_history.push_back(relative_residual());
-    while (result.residual_history.back() > options.tolerance &&
-           result.iterations < options.max_iterations) {
-      vcycle(h, b, x);
-      const double relative = relative_residual();
-      require(std::isfinite(relative), "vcycle_solve: the iterate became non-finite at cycle " +
-                                           std::to_string(result.iterations + 1));
-      result.residual_history.push_back(relative);
-      ++result.iterations;
-    }
-    result.converged = result.residual_history.back() <= options.tolerance;
-    result.relative_residual = result.residual_history.back();
-  }
+  SolveMonitor monitor("vcycle_solve", options, norm2(b, stream));
+  // Allocated once: a cycle and its residual norm allocate nothing.
+  DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
+  DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");
+  const double residual_norm = iterate_cycles(
+      monitor, [&] { vcycle(h, b, x); },
+      [&] {  // ‖b − Ax‖, the bits of norm2(r)
+        residual(A, x.data(), b.data(), r.data(), stream);
+        T* const rr = scratch.data() + scratch.size() - 1;
+        dot(r, r, rr, scratch, stream);
+        return static_cast<double>(std::sqrt(read_back(rr, stream)));
+      },
+      [&] { BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream)); });
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  result.solve_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return monitor.finish(
+      residual_norm,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                 \
@@ -295,7 +272,6 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
                                          const DeviceBuffer<T>&, index_t,                     \
                                          const SolveOptions&, const char*);                   \
-  template bool solved_for_zero_rhs<T>(double, DeviceBuffer<T>&, SolveResult&, cudaStream_t); \
   template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
   template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
                                     DeviceBuffer<T>&);                                        \

@@ -102,12 +102,6 @@ void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b
                            const DeviceBuffer<T>& x, const SolveOptions& options,
                            const char* who);
 
-/// For b = 0 (b_norm == 0): x = 0, the exact solution, and result says so
-/// (converged, residual history {0}); returns whether it was. Solvers start here.
-template <typename T>
-bool solved_for_zero_rhs(double b_norm, DeviceBuffer<T>& x, SolveResult& result,
-                         cudaStream_t stream);
-
 /// The same for k row-major right-hand sides (b and x hold rows × k entries; a
 /// non-finite entry is named by row and column).
 template <typename T>

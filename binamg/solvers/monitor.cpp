@@ -1,0 +1,71 @@
+#include "binamg/solvers/monitor.hpp"
+
+#include <cmath>
+
+#include "binamg/core/error.hpp"
+
+namespace binamg {
+
+SolveMonitor::SolveMonitor(const char* solver, const SolveOptions& options, double b_norm,
+                           int column)
+    : solver_(solver), options_(options), b_norm_(b_norm), column_(column) {
+  if (zero_rhs()) {
+    result_.converged = true;
+    result_.residual_history = {0.0};
+  }
+}
+
+std::string SolveMonitor::where() const {
+  return column_ < 0 ? "" : " (right-hand side " + std::to_string(column_) + ")";
+}
+
+void SolveMonitor::record(double residual_norm) {
+  const double relative = residual_norm / b_norm_;
+  result_.residual_history.push_back(relative);
+  active_ = relative > options_.tolerance && result_.iterations < options_.max_iterations;
+}
+
+void SolveMonitor::start(double residual_norm) {
+  if (zero_rhs()) return;
+  record(residual_norm);
+}
+
+void SolveMonitor::step(double residual_norm) {
+  ++result_.iterations;
+  require(std::isfinite(residual_norm), solver_ + ": the residual became non-finite at iteration " +
+                                            std::to_string(result_.iterations) + where());
+  record(residual_norm);
+}
+
+void SolveMonitor::require_positive(double value, const char* what, int iteration) const {
+  const std::string at = " at iteration " + std::to_string(iteration) + where();
+  require(std::isfinite(value), solver_ + ": " + what + " is not finite" + at);
+  require(value > 0, solver_ + ": breakdown, " + what + " = " + std::to_string(value) + " <= 0" +
+                         at + " (the matrix or the V-cycle is not positive definite)");
+}
+
+SolveResult SolveMonitor::finish(double true_residual_norm, double solve_ms) const {
+  SolveResult result = result_;
+  if (!zero_rhs()) {
+    result.converged = result.residual_history.back() <= options_.tolerance;
+    result.relative_residual = true_residual_norm / b_norm_;
+  }
+  result.solve_ms = solve_ms;
+  return result;
+}
+
+std::vector<SolveMonitor> column_monitors(const char* solver, const SolveOptions& options,
+                                          const std::vector<double>& b_norms) {
+  std::vector<SolveMonitor> monitors;
+  const int k = static_cast<int>(b_norms.size());
+  for (int j = 0; j < k; ++j) monitors.emplace_back(solver, options, b_norms[j], k == 1 ? -1 : j);
+  return monitors;
+}
+
+void validate(const SolveOptions& options, const char* solver) {
+  require(std::isfinite(options.tolerance) && options.tolerance >= 0,
+          std::string(solver) + ": tolerance must be finite and >= 0");
+  require(options.max_iterations >= 0, std::string(solver) + ": max_iterations must be >= 0");
+}
+
+}  // namespace binamg
