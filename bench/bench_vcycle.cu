@@ -26,6 +26,7 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"

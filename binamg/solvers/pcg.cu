@@ -7,6 +7,7 @@
 #include "binamg/core/read_back.hpp"
 #include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"

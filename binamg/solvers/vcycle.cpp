@@ -1,3 +1,4 @@
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 
 #include "binamg/solvers/monitor.hpp"

@@ -9,6 +9,7 @@
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/vector/block_vector_ops.hpp"

@@ -36,13 +36,6 @@ template <typename T>
 SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
                          const SolveOptions& options = {});
 
-/// Checks shared by the solvers: sizes match the fine level, entries are finite,
-/// options make sense. `who` names the caller in the message.
-template <typename T>
-void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
-                           const std::vector<T>& x, const SolveOptions& options,
-                           const char* who);
-
 // GPU twins on device vectors (h.stream orders everything). Jacobi swaps the
 // storage of x with the level's scratch buffer, so x may own different memory
 // afterwards (same size, same stream); hold no raw pointer into x across a call.
@@ -58,24 +51,6 @@ template <typename T>
 SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                          DeviceBuffer<T>& x, const SolveOptions& options = {});
 
-// Two steps of the GPU cycle from a zero guess (public so bench_vcycle can time
-// them; sizes are the caller's contract). Each is bitwise the pair of calls it
-// replaces while the SpMV runs its row-split kernel; fused, with one vector pass
-// less, where that measured faster.
-
-/// x = w·d⁻¹·b (one Jacobi sweep from zero with the level's weight and inverse
-/// diagonal) and r = b − A x of it: jacobi_from_zero(…, 1, …) + residual(), in one
-/// pass for k > 1 right-hand sides.
-template <typename T>
-void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
-                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r,
-                                    cudaStream_t stream = nullptr);
-
-/// x += P e in one pass: spmv(P, e) + axpy(1, ·, x).
-template <typename T>
-void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
-                         cudaStream_t stream = nullptr);
-
 /// vcycle_from_zero on k row-major right-hand sides (b and x hold rows × k
 /// entries); `work` comes from cycle_workspace(h, k). The same cycle as k = 1 with
 /// the block SpMM and block smoother, the coarsest level solved for all k at once.
@@ -84,29 +59,5 @@ void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, Device
 template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                       index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x = nullptr);
-
-/// The two steps on k row-major right-hand sides (k = 1: the ones above).
-template <typename T>
-void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,
-                                    DeviceBuffer<T>& x, DeviceBuffer<T>& r, index_t k,
-                                    cudaStream_t stream = nullptr);
-
-template <typename T>
-void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
-                         index_t k, cudaStream_t stream = nullptr);
-
-/// Sizes match the fine level, b and x are finite (checked on the device; the
-/// message names the first non-finite index), options make sense.
-template <typename T>
-void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
-                           const DeviceBuffer<T>& x, const SolveOptions& options,
-                           const char* who);
-
-/// The same for k row-major right-hand sides (b and x hold rows × k entries; a
-/// non-finite entry is named by row and column).
-template <typename T>
-void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
-                           const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
-                           const char* who);
 
 }  // namespace binamg
