@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/common.hpp"
+#include "bench/cusparse_spgemm.hpp"
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/parameters.hpp"
-#include "bench/common.hpp"
-#include "bench/cusparse_spgemm.hpp"
 #include "binamg/core/device_pool.hpp"
-#include "examples/cli.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/device_csr.hpp"
+#include "examples/cli.hpp"
 
 namespace binamg::bench {
 namespace {

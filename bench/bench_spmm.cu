@@ -17,8 +17,8 @@
 #include "bench/common.hpp"
 #include "bench/synthetic_matrices.hpp"
 #include "binamg/problems/poisson.hpp"
-#include "binamg/spmv/spmm_plan.hpp"
 #include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmm_plan.hpp"
 #include "binamg/spmv/spmv.hpp"
 
 using namespace binamg;

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "binamg/amg/hierarchy.hpp"
 #include "bench/common.hpp"
+#include "binamg/amg/hierarchy.hpp"
 #include "binamg/core/hash.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/smoothers/jacobi.hpp"

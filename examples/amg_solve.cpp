@@ -14,13 +14,13 @@
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/version.hpp"
-#include "examples/cli.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/sparse/device_csr.hpp"
-#include "binamg/vector/vector_ops.hpp"
 #include "binamg/sparse/matrix_market.hpp"
+#include "binamg/vector/vector_ops.hpp"
+#include "examples/cli.hpp"
 
 namespace {
 

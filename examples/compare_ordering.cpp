@@ -17,10 +17,10 @@
 #include "binamg/core/device.hpp"
 #include "binamg/core/device_pool.hpp"
 #include "binamg/core/error.hpp"
-#include "examples/cli.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
+#include "examples/cli.hpp"
 
 namespace {
 

@@ -30,7 +30,7 @@ namespace {
 constexpr int aggregation_threads = 256;
 // Joining takes a handful of rounds: 4 per check keeps the extra rounds after
 // convergence (a launch each, a few µs) below the cost of the host round trips
-// they save (10-50 µs each).
+// they save, each of which costs several launches (docs/experiments.md).
 constexpr int rounds_per_check = 4;
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
@@ -68,8 +68,8 @@ __global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint
 // order-free, so the results do not depend on L.
 
 // Lanes per node: about edges_per_lane of a node's edges each (a power of two,
-// 1..32). More lanes on the fine grid's 6-edge nodes measured slower (H100: MIS-2
-// rounds 12 -> 23 ms of setup with 8 lanes): each lane reloads the node's own data.
+// 1..32). More lanes on the fine grid's 6-edge nodes measured slower (8 lanes;
+// docs/experiments.md): each lane reloads the node's own data.
 constexpr double edges_per_lane = 8;
 
 template <typename Launch>
@@ -157,9 +157,8 @@ constexpr int mis2_round_threads = 1024;
 // than a launch and far less than a host read). Each group of L lanes strides
 // over the nodes. needs_max[i] says whether M1(i) may still change, so late
 // rounds skip nearly every neighbourhood for a byte per node. A compacted list
-// of those nodes, built by atomic appends, measured slower (H100, 3D 7-pt 128³:
-// aggregation 7.5 against 6.5 ms): the appends to one size cost more than the
-// sweep they save.
+// of those nodes, built by atomic appends, measured slower (docs/experiments.md):
+// the appends to one size cost more than the sweep they save.
 //
 // The flag of round r is undecided_left[r % 3]: block 0 clears the one round
 // r + 1 sets while round r's is being set, and every thread has read the one it

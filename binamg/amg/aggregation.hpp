@@ -35,10 +35,9 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S);
 
 /// An MIS-2 root forms an aggregate only with at least this many unaggregated
 /// neighbours; smaller groups are left to join their neighbours. Measured with
-/// PCG(V(1,1)) on 2D 5-pt 128..1024 / 3D 7-pt 32, 64: 1 gives operator
-/// complexity ~1.69 in 2D; 2 gives 17/19/25/37 iterations but complexity
-/// 1.86-1.93 in 3D; 3 gives 19/21/24/38 (complexity 1.38) and 15/15 (1.63, 1.68);
-/// 4 gives 23/23/25 in 2D.
+/// PCG(V(1,1)) on 2D 5-pt and 3D 7-pt, against 3: 1 gives a higher operator
+/// complexity in 2D, 2 a higher complexity in 3D for about the same iteration
+/// counts, and 4 more iterations in 2D (docs/experiments.md).
 constexpr index_t mis2_min_neighbours = 3;
 
 /// Aggregation by repeated MIS-2 passes (after Kelley & Rajamanickam's MIS-2
@@ -49,10 +48,12 @@ constexpr index_t mis2_min_neighbours = 3;
 /// neighbouring aggregate (ties: neighbour with the largest (hash, index)); nodes
 /// with no aggregate in reach (isolated nodes) get aggregates of their own. Ids
 /// follow the order of each aggregate's smallest node, so coarse rows keep the
-/// fine rows' locality (numbering by pass put about 40% of the 3D aggregates,
-/// those of later passes, far from their neighbours). Aggregates are connected and
+/// fine rows' locality (numbering by pass put many of the 3D aggregates, those of
+/// later passes, far from their neighbours). Aggregates are connected and
 /// bounded by a root's neighbourhood plus joiners, so coarse levels coarsen
-/// about as fast as standard_aggregation rather than 16-60x.
+/// about as fast as standard_aggregation rather than many times faster, as
+/// single-pass MIS-2 aggregates (every node within two edges of a root) do
+/// (docs/experiments.md).
 template <typename T>
 Aggregates mis2_aggregation(const CsrMatrix<T>& S);
 

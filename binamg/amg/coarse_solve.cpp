@@ -26,8 +26,9 @@ bool is_symmetric(const CsrMatrix<T>& A) {
   // entries and to √|a_ii a_jj|, the scale of the terms (the Cholesky factor sees
   // only the lower triangle, so such a difference is not a different matrix).
   // Row i of A and row i of Aᵀ (column i of A), both sorted, are merged: each
-  // pair is found in one pass (a search per entry took 1.7 ms for 272 rows of
-  // about 100 entries on the H100 machine's host, more than the factorisation).
+  // pair is found in one pass (a search per entry cost more than the
+  // factorisation on a coarsest matrix of a few hundred rows of about 100
+  // entries; docs/experiments.md).
   const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
   const CsrMatrix<T> At = transpose(A);
   std::vector<double> diagonal(A.rows, 0.0);

@@ -108,7 +108,7 @@ __device__ double solve_diagonal_block(const double* columns, index_t n, index_t
 // products of its row with the solved part of y (the warp reads whole columns of
 // the column-major factors), then the block's diagonal part is solved. Every sum
 // runs in a fixed order, so the bits repeat run to run. (A warp-wide dot product
-// per row, 2n dependent reductions, took 530 µs at n = 272 on the H100.) y is
+// per row, 2n dependent reductions, measured slower; docs/experiments.md.) y is
 // zero above the unit entry, so the forward pass starts at its block and its
 // sums at the unit row.
 template <typename T>
@@ -199,10 +199,10 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
   auto state = std::make_unique<State>();
   state->inverse = DeviceBuffer<T>(entries, stream, "coarse inverse");
   {
-    // Eigen's column-major factor goes up as it is (repacking it on the host cost
-    // 0.55 ms at n = 343). The substitutions read both factors by columns: L's and
-    // LU's U are columns of the packed array; LLT's U = Lᵀ has its columns in the
-    // packed array's rows, so that one takes a transposed copy.
+    // Eigen's column-major factor goes up as it is (repacking it on the host
+    // measurably lengthened the setup). The substitutions read both factors by
+    // columns: L's and LU's U are columns of the packed array; LLT's U = Lᵀ has
+    // its columns in the packed array's rows, so that one takes a transposed copy.
     DeviceBuffer<double> packed(entries, stream, "coarse factor");
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(packed.data(), factors.packed, sizeof(double) * entries,
                                       cudaMemcpyHostToDevice, stream));

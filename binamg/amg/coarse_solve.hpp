@@ -66,8 +66,8 @@ class CoarseSolver {
 /// factored once on the host with CoarseSolver (in double), its packed factor
 /// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
 /// column, blocked forward and back substitution in double), kept row-major in T. The host
-/// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) cost
-/// 5-45 ms on the H100 machines' shared cores.
+/// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) was
+/// slow and, on shared host cores, erratic (docs/experiments.md).
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
 /// order is fixed (bits repeat run to run) and the same for every column, so each
 /// column of a k-column solve has exactly the bits of the one-vector solve of that

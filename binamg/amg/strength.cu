@@ -6,8 +6,8 @@
 #include "binamg/amg/strength.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/scan.hpp"
-#include "binamg/spmv/row_split.cuh"
 #include "binamg/sparse/transpose.hpp"
+#include "binamg/spmv/row_split.cuh"
 
 namespace binamg {
 namespace {

@@ -1,9 +1,9 @@
 #pragma once
 // Small device-to-host reads that the host waits for (sizes, totals, solver
 // scalars): a kernel copies them into mapped pinned memory. A copy-engine
-// transfer started 7.7 µs after the kernel before it ended, with 17-18 µs
-// per read in all, into pageable or pinned memory alike (H200 CUPTI
-// timelines of a coarse Galerkin level, which makes four such reads).
+// transfer started several µs after the kernel before it ended, into pageable
+// or pinned memory alike, a delay paid on every read (CUPTI timelines of a
+// coarse Galerkin level, which makes four such reads; docs/experiments.md).
 #include <cuda_runtime.h>
 
 #include <cstddef>

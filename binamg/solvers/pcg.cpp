@@ -7,9 +7,9 @@
 #include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 
 namespace binamg {
 namespace {

@@ -9,9 +9,9 @@
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 
 namespace binamg {

@@ -12,10 +12,10 @@
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/block_row_split.cuh"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/row_stream.cuh"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 
 namespace binamg {
@@ -142,10 +142,8 @@ void require_fine_size(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& v, co
 }  // namespace
 
 // k = 1 runs the pair unfused: fused, every nonzero gathers both d⁻¹ and b,
-// which measured slower on the H100 than a vector pass forming x and a residual
-// gathering x alone (3D 7-pt 128³, level 1: 97 µs fused, 66 µs unfused; level 0:
-// 123 and 122 µs; bench/results/2026-11-23-h100-vcycle-double-row-stream.jsonl
-// and 2026-11-23-h100-late-vcycle-double.jsonl).
+// which measured slower than a vector pass forming x and a residual gathering x
+// alone (clearly on level 1, a tie on level 0; docs/experiments.md).
 // A block shares d⁻¹[col] across its k columns, so the block step stays fused.
 template <typename T>
 void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuffer<T>& b,

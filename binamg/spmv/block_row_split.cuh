@@ -19,8 +19,8 @@
 
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/launch.hpp"
-#include "binamg/spmv/column_partials.cuh"
 #include "binamg/sparse/device_csr.hpp"
+#include "binamg/spmv/column_partials.cuh"
 #include "binamg/spmv/row_split.cuh"
 #include "binamg/spmv/spmm_kernels.hpp"
 
@@ -208,9 +208,9 @@ __device__ inline index_t first_pair_of_lane(int lanes) {
 // l of a pass takes columns pass_base + q·2L + 2l and the one after (q < R/2),
 // one vector gather and one vector store per pair instead of two scalars. The
 // sums run over the row's nonzeros in the same order, so the bits are those of
-// kernel(). On the H100 (bench/results/2026-11-24-h100-spmm-pairs.md) it took
-// 27-pt 101³ from 250/607/1050 to 240/516/884 µs at k = 8/32/64. Its parameters
-// are kernel()'s (k unused), so that one launch takes either.
+// kernel(). Half the gathers and stores made 27-pt faster at every k measured
+// (docs/experiments.md). Its parameters are kernel()'s (k unused), so that one
+// launch takes either.
 template <typename T, int L, int R, bool Exact, typename Gather, typename Epilogue>
 __global__ void __launch_bounds__(SpmmPolicy::threads)
     paired_kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
@@ -233,9 +233,8 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
 // Nonzeros staged_row_sums stages per pass for a stage of `threads` threads
 // in groups of L lanes: room for 32 per row of the stage, at most 8 loads per
 // thread. The smaller tile leaves the SM more L1 for the gathers: at L = 8,
-// 1024 rather than 2048 per block of 256 took 27-pt 101³ from 0.439 to
-// 0.431 ms at k = 32 and from 0.827 to 0.796 ms at k = 64 on the H100
-// (bench/results/2026-11-26-h100-spmm-staged-tile-per-shape.md).
+// 1024 rather than 2048 per block of 256 made 27-pt faster at k = 32 and 64
+// (docs/experiments.md).
 // From L = 8 on, rows of more than 32 entries on average take the paired kernel.
 constexpr int staged_tile_of(int threads, int L) {
   return 32 * (threads / L) < 8 * threads ? 32 * (threads / L) : 8 * threads;
@@ -244,25 +243,21 @@ constexpr int staged_tile_of(int threads, int L) {
 // Whether each warp of a staged kernel of L lanes per row stages its own
 // rows' nonzeros (else the whole block stages together): from L = 2 on, while
 // a warp's rows fit its tile on average. Then no warp waits at a barrier for
-// the others' loads: with blocks of 128 (kWarpStagedThreads), bench_spmm on
-// the H100 (27-pt 101³, medians of 11 rounds against the block tiles in
-// blocks of 256) went 0.2053 -> 0.2021 ms at k = 8, 0.4348 -> 0.4304 at
-// k = 32 and 0.8025 -> 0.7998 at k = 64
-// (bench/results/2026-11-26-h100-spmm-staged-block-threads.md); 7-pt 128³
-// at k = 4 took warp tiles 6-9% faster in a probe, its block solves -1.2% to
-// +0.5%. At L = 1 a warp holds 32 rows:
-// 7-pt's block solves at k = 2 did not gain from warp tiles (0.5-1.2% slower
-// than main), and 27-pt's rows overflow them (warp tiles 10-25% slower), as
-// they do at L = 2 (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
+// the others' loads: with blocks of 128 (kWarpStagedThreads), warp tiles were
+// a little faster than block tiles in blocks of 256 on 27-pt at k = 8, 32 and
+// 64, and faster on 7-pt at k = 4 in a probe (its block solves within noise).
+// At L = 1 a warp holds 32 rows: 7-pt's block solves at k = 2 did not gain
+// from warp tiles, and 27-pt's rows overflow them (warp tiles slower), as
+// they do at L = 2 (docs/experiments.md).
 inline bool staged_by_warps(index_t rows, std::int64_t nnz, int L) {
   const double mean = rows > 0 ? double(nnz) / rows : 0;
   return L >= 2 && mean * (SpmmPolicy::warp / L) <= staged_tile_of(SpmmPolicy::warp, L);
 }
 
 // Threads of a staged_kernel block whose warps stage on their own: half the
-// other kernels' blocks. On the H100 (27-pt 101³, k = 32) 128 took
-// 0.418-0.421 ms, 256 0.425-0.427 and 512 0.435-0.438; at k = 64 128 and 256
-// tied. A block that stages together keeps SpmmPolicy::threads, as
+// other kernels' blocks. On 27-pt at k = 32, 128 was faster than 256 and 256
+// than 512; at k = 64 128 and 256 tied (docs/experiments.md). A block that
+// stages together keeps SpmmPolicy::threads, as
 // staged_sums_kernel does (its partial sums are per block).
 constexpr int kWarpStagedThreads = 128;
 constexpr int staged_threads(bool by_warps) {
@@ -271,20 +266,17 @@ constexpr int staged_threads(bool by_warps) {
 
 // Threads per SM a staged kernel of L lanes of R columns asks the compiler to
 // fit, as blocks of its size (0: its own choice), for long rows (16 or more
-// on average) or short ones. A measured setting of these kernels, not a rule.
+// on average) or short ones. A measured setting of these kernels, not a rule
+// (docs/experiments.md).
 // Long rows, four or eight columns per lane: 1024 threads (64 registers; R = 8
 // needs 768 for no spills) instead of 1536 with 40 registers, so that fewer
-// staged tiles leave more of the SM's memory to L1 (hit rate 54% -> 58% in
-// ncu): 27-pt 101³ went from 0.478 to 0.437 ms at k = 32, and k = 64 from
-// 0.878 ms (paired) to 0.827 ms
-// (bench/results/2026-11-26-h100-spmm-staged-occupancy.md); 1280 threads
-// made 27-pt 6% slower at k = 32. Short rows gather less per staged nonzero
-// and want more rows in flight: at R = 4 (k = 16, 32), 1280 threads took
-// 7-pt 128³, 2D 5-pt 2048² and 9-pt 1448² 4-12% below the shuffle kernels in
-// double. At R = 2 (k = 8) the staged kernel was no faster in the library,
-// and in float the block solves of 7-pt and 5-pt ran 1.4-2.6% slower with
-// short rows staged, so those keep the shuffle kernels
-// (bench/results/2026-11-26-h100-spmm-short-rows-staged.md). 0 for short
+// staged tiles leave more of the SM's memory to L1 (a higher L1 hit rate, and
+// 27-pt faster at k = 32 and 64); 1280 threads made 27-pt slower at k = 32.
+// Short rows gather less per staged nonzero and want more rows in flight: at
+// R = 4 (k = 16, 32), 1280 threads made 7-pt, 2D 5-pt and 9-pt faster than the
+// shuffle kernels in double. At R = 2 (k = 8) the staged kernel was no faster
+// in the library, and in float the block solves of 7-pt and 5-pt ran slower
+// with short rows staged, so those keep the shuffle kernels. 0 for short
 // rows: not staged from L = 4 on.
 template <typename T>
 constexpr int staged_threads_per_sm(int L, int R, bool short_rows) {
@@ -303,18 +295,17 @@ struct StagedPlan {
 // The plan of the exact shape (L lanes of R columns) on a matrix of `rows`
 // rows and `nnz` nonzeros, none of its rows long. The shuffle kernels load L
 // nonzeros of a row per round, so a row of mean length costs mean / L
-// dependent rounds of loads. On the H100
-// (bench/results/2026-11-26-h100-spmm-staged.md), with two columns per lane
-// staging paid at L <= 2 on every stencil, and at L = 4 (k = 8) on rows of 16
-// or more (27-pt) while a warp's rows fit one tile on average; past that
-// (banded rows of 96, 3-dof blocks of 81) it cost 4-23%. Rows of 16 or more
-// paid for a second nonzero's gathers in flight. With four columns per lane
-// (k = 16, 32) such rows gained 5-6% (27-pt) without a second nonzero in
-// flight; with eight (k = 64) too, once the staged kernels kept fewer blocks
-// per SM. Short rows gain at R = 4 in double with more blocks per SM
-// (staged_threads_per_sm); at k = 64 they lost 1-7% (2D 5- and 9-pt). The
-// scalar columns and column sums of the block solves take the same rule:
-// amg_solve at k = 2 and 4 solved 1.04-3.1x faster with it.
+// dependent rounds of loads. With two columns per lane staging paid at
+// L <= 2 on every stencil, and at L = 4 (k = 8) on rows of 16 or more (27-pt)
+// while a warp's rows fit one tile on average; past that (banded rows of 96,
+// 3-dof blocks of 81) it cost time. Rows of 16 or more paid for a second
+// nonzero's gathers in flight. With four columns per lane (k = 16, 32) such
+// rows gained (27-pt) without a second nonzero in flight; with eight (k = 64)
+// too, once the staged kernels kept fewer blocks per SM. Short rows gain at
+// R = 4 in double with more blocks per SM (staged_threads_per_sm); at k = 64
+// they lost (2D 5- and 9-pt). The scalar columns and column sums of the block
+// solves take the same rule, under which amg_solve at k = 2 and 4 solved
+// faster (docs/experiments.md).
 template <typename T>
 StagedPlan staged_plan(index_t rows, std::int64_t nnz, int L, int R) {
   if (R != 2 && R != 4 && R != 8) return {};
@@ -419,10 +410,8 @@ __device__ bool staged_row_sums(std::int64_t first_row, index_t rows,
   // A block stage is the whole block (index arithmetic known at compile time),
   // which always has rows; a warp stage past the last row has none. Lane
   // indices are unsigned in a block stage and signed in a warp stage, each the
-  // faster on the H100: unsigned block stages took 27-pt 64³ block solves at
-  // k = 4 from 4.03 to 3.84 ms, and unsigned warp stages took 27-pt 101³ SpMM
-  // at k = 32 from 0.427 to 0.432 ms
-  // (bench/results/2026-11-26-h100-spmm-short-rows-staged.md).
+  // faster of the two on 27-pt (block solves for block stages, SpMM for warp
+  // stages; docs/experiments.md).
   constexpr bool whole_block = stages == 1;
   using Lane = std::conditional_t<whole_block, unsigned, int>;
   const Lane stage = whole_block ? 0 : Lane(threadIdx.x) / Stage;
@@ -575,8 +564,8 @@ inline int parts_per_row(index_t rows, index_t nnz, int L) {
 
 // Blocks of split_rows_kernel for A's rows and L lanes per group. A block with
 // column sums reduces once per row tile: taking 2 or 4 tiles per block (fewer
-// partials) measured slower on the H100 (block PCG iteration, 3D 7-pt 128³,
-// k = 32: 5.92 ms at 1 tile, 5.99 at 2, 6.05-6.10 at 4).
+// partials) measured slower in the block PCG iteration, the more so the more
+// tiles (docs/experiments.md).
 inline unsigned split_blocks(index_t rows, index_t nnz, int L) {
   return blocks_for(std::int64_t(rows) * parts_per_row(rows, nnz, L) * L, SpmmPolicy::threads);
 }
@@ -736,8 +725,8 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       pairs = exact && gather.aligned_for_pairs() && epilogue.aligned_for_pairs();
       // At R = 8 paired_kernel takes 70 registers (kernel() 48), so 3 blocks
       // per SM: too few rows in flight where a row is under two chunks of L
-      // nonzeros (3D 7-pt 128³ at k = 64: 948 -> 1084 µs, while 27-pt went
-      // 1050 -> 884 µs).
+      // nonzeros (at k = 64 pairs slowed 3D 7-pt while they sped up 27-pt;
+      // docs/experiments.md).
       const bool rows_carry_pairs = R < 8 || A.nnz() >= 2 * std::int64_t(L) * A.rows;
       if (pairs && plan.depth == 0 && rows_carry_pairs)
         chosen = paired_kernel<T, L, R, true, Gather, Epilogue>;
@@ -775,9 +764,8 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
 // Calls shape(lanes, columns_per_lane) with the shape for k as integral constants.
 // A lane owns several columns (2 up to k = 8, 4 up to 32, 8 beyond, in passes of
 // 64), so each nonzero issues that many independent gathers per lane and a warp
-// covers several rows: on the H100 (bench/results/2026-11-23-h100-spmm-block-shapes.md)
-// that took the stencils from 29-73% of the roofline with one column per lane
-// (two past 32) to 45-88%.
+// covers several rows, which brought every stencil measured closer to the
+// roofline than one column per lane (two past 32) (docs/experiments.md).
 template <typename Shape>
 void with_shape(index_t k, const Shape& shape) {
   using std::integral_constant;

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
   const index_t row = carry_rows[first];
   bool one_row = row >= 0 && first + segments_per_chunk <= segments;
   // Most chunks hold several rows and leave at their first change of row (a
-  // fixed-count check of all 32 took 5.7 against 3.7 µs per SpMV on R-MAT).
+  // fixed-count check of all 32 measured slower on R-MAT; docs/experiments.md).
   for (int i = 1; one_row && i < segments_per_chunk; ++i) one_row = carry_rows[first + i] == row;
   if (threadIdx.x % L == 0 && blockIdx.y == 0) chunk_rows[chunk] = one_row ? row : -1;
   if (!one_row) return;

@@ -5,11 +5,11 @@
 // rows' nonzeros and gathered inputs together (coalesced, several loads in flight
 // per thread), and then a group of G = threads / R lanes sums each row from shared
 // memory. A lane per nonzero (row_split.cuh) leaves lanes idle on 5-27-entry rows
-// and has one load in flight per lane, which held the k = 1 kernels to 50-60% of
-// the copy bandwidth on the H100. Every k = 1 kernel that sums A's rows against a
-// vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ estimate) runs
-// through launch(), so they share one summation order: a fused step gives the bits
-// of the calls it replaces.
+// and has one load in flight per lane, which held the k = 1 kernels well below
+// the copy bandwidth (docs/experiments.md). Every k = 1 kernel that sums A's rows
+// against a vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ
+// estimate) runs through launch(), so they share one summation order: a fused step
+// gives the bits of the calls it replaces.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,8 +26,8 @@ constexpr int threads = 256;
 constexpr int tile = 2048;  // nonzeros staged per pass: 8 loads per thread
 constexpr int warps = threads / 32;
 // Rows longer than this on average are summed a warp per row straight from
-// global memory: staging them left few rows per block and measured slower on the
-// H100 (3D 7-pt 128³ levels 1-2, means 123-900: 10-50% slower than a warp per row).
+// global memory: staging them left few rows per block and measured slower than a
+// warp per row (docs/experiments.md).
 constexpr double max_staged_mean = 64;
 // A staged block whose rows hold more than this many tiles (a few very long rows
 // among short ones) sums them a warp per row too, so one lane never walks a long
@@ -95,7 +95,7 @@ __device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restri
 /// Unstaged: G = 32, a warp per row. With LongRows, a block holding a row longer
 /// than `long_row` sums its other rows a warp each and its long ones with the
 /// whole block (block_row_sum); without, no row is that long and the check is
-/// not compiled in (it cost the 27-point stencil's SpMV 6-9% on the H100).
+/// not compiled in (it measurably slowed the 27-point stencil's SpMV).
 template <typename Sum, int G, bool Staged, bool LongRows, typename T, typename Gather,
           typename Finish>
 __global__ void __launch_bounds__(threads)

@@ -3,8 +3,8 @@
 
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/row_stream.cuh"
-#include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/spmv/spmv.hpp"
 
 namespace binamg {
@@ -25,16 +25,12 @@ void check_arguments(const DeviceCsr<T>& A, const T* X, index_t k, const T* Y, c
 
 }  // namespace spmm_detail
 
-// The longest row decides, not the mean. Measured on the H100: over the
-// stencils (mean 5.0, 6.9, 26.5) and k = 1, 8, 32, 64, row_split won 11 of 12
-// cases (merge_based only at mean 5.0, k = 32, by 11%;
-// bench/results/2026-11-22-h100-spmm.md), and on the irregular suite it also won
-// at means 76 and 96 (no row far past the mean), while merge_based won by 2-7x
-// on R-MAT and hub rows (bench/results/2026-11-24-h100-spmm-irregular.md). The
-// tiled k = 1 merge kernel kept that split
-// (bench/results/2026-11-24-h100-spmm-fix-up-batch.jsonl): row_split 1.3-1.6x
-// faster on the stencils, banded and 3-dof rows, merge_based 1.6-5.4x on R-MAT
-// and hub rows.
+// The longest row decides, not the mean: row_split won on the stencils at
+// nearly every k, and on irregular rows whose longest is not far past the mean
+// even at means near 100, while merge_based won clearly on R-MAT and hub rows,
+// where a few rows hold most of the work. The tiled k = 1 merge kernel kept that
+// split: row_split faster on the stencils, banded and 3-dof rows, merge_based
+// on R-MAT and hub rows (docs/experiments.md).
 SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k) {
   const int lanes = k == 1 ? row_stream::long_row_lanes : block_row_split::lanes_of_shape(k);
   return max_row_length > row_split::long_row_length(rows, nnz, lanes)

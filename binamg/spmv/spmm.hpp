@@ -33,8 +33,8 @@ enum class SpmmAlgorithm {
   merge_based,  // equal merge-path work (rows + nonzeros) per group, carry fix-up
 };
 
-/// The heuristic behind `automatic`, measured on the H100 (bench/bench_spmm.cu,
-/// bench/results/*spmm*): merge_based when the longest row (max_row_length, -1
+/// The heuristic behind `automatic`, measured with bench/bench_spmm.cu
+/// (docs/experiments.md): merge_based when the longest row (max_row_length, -1
 /// if unknown) is one that row_split would hand to a whole thread block, far
 /// past the mean (the hubs of a power-law graph); row_split otherwise.
 SpmmAlgorithm spmm_algorithm_for(index_t rows, index_t nnz, index_t max_row_length, index_t k);

@@ -84,7 +84,7 @@ std::vector<SpmmBlockShape> candidate_shapes(const index_t* columns, index_t cou
 
 /// The candidate with the fewest union columns per row; a later one must be
 /// smaller by more than rounding, so ties go to more lines, which share more of
-/// X in the SM's cache (bench/results/2026-11-27-h100-spmm-plan-shuffle-probe*).
+/// X in the SM's cache (docs/experiments.md).
 SpmmBlockShape pick_shape(const std::vector<SpmmBlockShape>& candidates,
                           const std::vector<double>& union_per_row);
 

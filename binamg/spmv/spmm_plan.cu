@@ -7,8 +7,7 @@
 // X is read so that each quarter-warp loads 128 contiguous bytes of one union
 // row (one L1 wavefront); the B fragment wants each quarter-warp to span the 4
 // rows, which would cost 4 wavefronts per quarter, so the lanes exchange the
-// loaded pairs by shuffles instead (measured on the H100, 27-pt 101³, k = 64:
-// 0.735 → 0.673 ms, bench/results/2026-11-27-h100-spmm-plan*).
+// loaded pairs by shuffles instead, which measured faster (docs/experiments.md).
 #include <cstdint>
 #include <string>
 
@@ -27,7 +26,7 @@ using spmm_plan_detail::kPlaceMask;
 using spmm_plan_detail::kRowsPerBlock;
 constexpr int kWarpsPerBlock = 4;
 // 7 thread blocks of 4 warps per SM fit the registers (72) and shared memory
-// (27 KB each); 6 or 8 were slower at k = 64 (bench/results/*spmm-plan*).
+// (27 KB each); 6 or 8 were slower at k = 64 (docs/experiments.md).
 constexpr int kMinBlocksPerSm = 7;
 // Tile rows 4 doubles apart modulo 16: the 8 × 4 slice of a step reads 32
 // distinct banks (two 16-lane halves of 64-bit loads).
@@ -82,7 +81,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kMinBlocksPerSm)
                         index_t chunks, const double* __restrict__ X, index_t ld,
                         double* __restrict__ Y) {
   // Kernel parameters, not struct members, carry __restrict__ to the loads
-  // (read-only path; 4% at k = 64); the struct serves the rare paths.
+  // (read-only path, measurably faster at k = 64); the struct serves the rare
+  // paths.
   const PlanArrays plan{chunk_rows, union_offset, union_columns, entry_offset, codes, values, chunks};
   static_assert(K % 16 == 0, "a lane moves pairs of 8 column tiles");
   constexpr int kPairs = K / 16;

@@ -9,9 +9,9 @@
 // gathers read 216.
 //
 // It pays where a block's rows share their columns: about 3 or more nonzeros
-// per union column (27-pt: 27 / 8.9, 0.674 against 0.784 ms at k = 64; banded
-// and 3-dof block matrices 1.3-1.7x). On 7-pt and 5-pt rows, and on hub or
-// power-law rows, the CSR kernels are faster (bench/results/2026-11-27-h100-spmm-plan.md).
+// per union column (27-pt: 27 / 8.9; banded and 3-dof block matrices too). On
+// 7-pt and 5-pt rows, and on hub or power-law rows, the CSR kernels are faster
+// (docs/experiments.md).
 //
 // Summation order: each entry of Y is the fused multiply-add chain over its
 // block's union in column order, starting from +0, with exact zeros where the

@@ -5,8 +5,8 @@
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/spmv/block_row_split.cuh"
-#include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/spmv/spmv.hpp"
 
 namespace binamg {

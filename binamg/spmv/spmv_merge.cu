@@ -14,10 +14,9 @@ namespace {
 
 // k = 1: a block per tile of the path, its threads walking items each. 256 × 4
 // was the fastest of 128 × 8, 128 × 16, 256 × 2 and 512 × 2 on R-MAT, hub rows
-// and stencils (bench/results/2026-11-24-h100-spmv-merge-tiles.md). The tile
-// kernel is latency-bound: 6 blocks per SM (40 registers, a few bytes spilled)
-// beat the 5 that 48 registers allow by 3-8% in ncu, but 7 or 8 were slower
-// (bench/results/2026-11-24-h100-spmv-vector-carries.md).
+// and stencils. The tile kernel is latency-bound: 6 blocks per SM (40 registers,
+// a few bytes spilled) beat the 5 that 48 registers allow, but 7 or 8 were
+// slower (docs/experiments.md).
 struct VectorTile {
   static constexpr int threads = 256;
   static constexpr int items = 4;

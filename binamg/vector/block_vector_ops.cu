@@ -4,9 +4,9 @@
 
 #include "binamg/core/launch.hpp"
 #include "binamg/spmv/block_row_split.cuh"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/column_partials.cuh"
 #include "binamg/spmv/spmm_kernels.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 
 namespace binamg {
 namespace {

@@ -12,8 +12,8 @@
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/tentative.hpp"
 #include "binamg/problems/poisson.hpp"
-#include "binamg/spgemm/spgemm.hpp"
 #include "binamg/sparse/transpose.hpp"
+#include "binamg/spgemm/spgemm.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {

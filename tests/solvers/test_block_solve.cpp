@@ -14,10 +14,10 @@
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/sparse/matrix_market.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "support/random_matrix.hpp"
 

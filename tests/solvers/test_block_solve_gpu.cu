@@ -15,9 +15,9 @@
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 

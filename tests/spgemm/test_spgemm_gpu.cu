@@ -11,11 +11,11 @@
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
-#include "binamg/sparse/transpose.hpp"
 #include "binamg/sparse/device_csr.hpp"
-#include "binamg/spgemm/spgemm.hpp"
+#include "binamg/sparse/transpose.hpp"
 #include "binamg/spgemm/choose_path.hpp"
 #include "binamg/spgemm/dispatch.hpp"
+#include "binamg/spgemm/spgemm.hpp"
 #include "binamg/spgemm/tuning.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"

@@ -7,9 +7,9 @@
 #include <limits>
 #include <utility>
 
-#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 #include "support/row_chains.hpp"

@@ -142,9 +142,9 @@ __global__ void __launch_bounds__(Block) bin_by_products_kernel(const index_t* a
   }
   __syncthreads();
   // The blocks stride over the rows, so that the totals reach global memory
-  // once per block: with an add per warp to one address and a histogram
-  // flush per 32 rows, 3D 27-pt's A·P (1.03 M rows of 8 lanes) counted in
-  // 223 µs, and in 133 µs this way.
+  // once per block: an add per warp to one address and a histogram flush
+  // per 32 rows made the count of 3D 27-pt's A·P (1.03 M rows of 8 lanes)
+  // markedly slower (docs/experiments.md).
   for (index_t first_row = index_t(blockIdx.x) * kRowsPerBlock; first_row < rows;
        first_row += index_t(gridDim.x) * kRowsPerBlock) {
     const index_t row = first_row + index_t(threadIdx.x / Width);

@@ -5,9 +5,8 @@
 // step takes the group's smallest head column, the row's next column of C in
 // order; the lanes whose heads hold it advance. No hash table, no sort: a
 // Galerkin row of ~250 products onto ~30 columns takes ~30 steps, where the
-// shared-table kernels claim a slot per product (3D 7-pt 101³'s level-0
-// R·(AP): 0.58 ms against 0.65 for the binned product; 2D 5-pt's: 0.15
-// against 0.33; H100, bench/results/2026-11-27-h100-merge-rows.md).
+// shared-table kernels claim a slot per product (3D 7-pt's and 2D 5-pt's
+// level-0 R·(AP) ran faster merged than binned; docs/experiments.md).
 //
 // The numeric pass writes each step's products into the group's shared
 // buffer, in the order of their A entries (the lanes of a step in lane order,

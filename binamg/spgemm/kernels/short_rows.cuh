@@ -98,14 +98,14 @@ __device__ __forceinline__ void store_slots(V* to, const V (&from)[kShortItems])
 /// heads are found), all runs at once, and writes it at rank r. Keys are
 /// 32-bit when the columns leave room for the position (half the shuffles
 /// and compares of 64-bit ones, the sort's cost). The kernel is bound by
-/// its shared-memory wavefronts, shuffles and global tag lookups (~265 a
-/// row on 3D 27-pt's level-0 A·P, ncu), so the run heads come from
-/// registers and the sums read two slots per load. Invariant: a run's sum
-/// equals the CPU's for that entry. Sub-warps past the bin's end idle through
-/// their warp's shuffles. Sets *error if the number of runs differs from C's
-/// nnz for the row; with `row_runs`, c_row_ptr gives each row a room
-/// instead, the number of runs goes to row_runs[row] and *error is set if
-/// they pass the room (which keeps the first; see fused_product).
+/// its shared-memory wavefronts, shuffles and global tag lookups (ncu), so
+/// the run heads come from registers and the sums read two slots per load.
+/// Invariant: a run's sum equals the CPU's for that entry. Sub-warps past the
+/// bin's end idle through their warp's shuffles. Sets *error if the number of
+/// runs differs from C's nnz for the row; with `row_runs`, c_row_ptr gives
+/// each row a room instead, the number of runs goes to row_runs[row] and
+/// *error is set if they pass the room (which keeps the first; see
+/// fused_product).
 /// With 32-bit keys it keeps to 32 registers, so that 2048 threads fit an
 /// SM (64-bit keys would spill).
 template <int Block, int Width, typename Key, typename T>

@@ -103,8 +103,9 @@ constexpr int symbolic_block_threads() { return G > 32 ? G : kSmallBlock; }
 /// Groups of up to a warp take A's entries G at a time, lane e loading entry
 /// e's B row bounds, and then the batch's products Items per lane (product
 /// q's entry found by shuffles): the loads of a row are in flight together
-/// rather than one A entry after another (0.73 -> 0.65 ms on 2D 9-point
-/// squared; spreading over one entry's B row at a time took 0.70).
+/// rather than one A entry after another, which measured faster on 2D 9-point
+/// squared than that or spreading over one entry's B row at a time
+/// (docs/experiments.md).
 /// Block-wide groups (one row per block) walk the row's products with
 /// for_each_product_of_row. Writes nnz(C row). The launch bounds ask for 2048
 /// resident threads per SM (32 registers), the occupancy the hash inserts'

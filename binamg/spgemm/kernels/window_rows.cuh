@@ -10,8 +10,8 @@
 // starts from −0, which leaves its first term exact, so the bits are the
 // CPU's. A row's cost is its products and its words, not a merge step per
 // column of C nor a hash probe per product: long rows into a coarse space
-// gain (3D 7-pt 101³'s level-1 R·(AP), ~200 entries a row: 0.22 ms against
-// 0.28 binned; H200, bench/results/2026-11-27-h100-window-rows.md).
+// gain (3D 7-pt's level-1 R·(AP), ~200 entries a row, ran faster than binned;
+// docs/experiments.md).
 #include <cuda_runtime.h>
 
 #include <cstddef>
