@@ -97,14 +97,21 @@ void run_suite(cusparseHandle_t handle, bool quick, bool poisson_only) {
     square(handle, matrix.name, matrix.generate());
   const std::filesystem::path shared = "../shared/matrices";
   if (!quick && std::filesystem::is_directory(shared)) {
-    for (const auto& entry : std::filesystem::directory_iterator(shared)) {
-      if (entry.path().extension() != ".mtx") continue;
+    std::vector<std::filesystem::path> files;  // in name order, so runs list them alike
+    for (const auto& entry : std::filesystem::directory_iterator(shared)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const std::filesystem::path& file : files) {
+      std::string name = file.filename().string();
+      if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0)
+        name.resize(name.size() - 3);
+      if (name.size() <= 4 || name.compare(name.size() - 4, 4, ".mtx") != 0) continue;
+      name.resize(name.size() - 4);
       try {
-        const CsrMatrix<T> M = read_matrix_market<T>(entry.path().string());
+        const CsrMatrix<T> M = read_matrix_market<T>(file.string());
         if (M.rows != M.cols) continue;
-        square(handle, entry.path().stem().string(), M);
+        square(handle, name, M);
       } catch (const std::exception& error) {
-        JsonLine().field("bench", "spgemm_square").field("problem", entry.path().string())
+        JsonLine().field("bench", "spgemm_square").field("problem", file.string())
             .field("checked", false).field("error", error.what()).print();
       }
     }
