@@ -137,7 +137,7 @@ TEST(ChoosePath, ManyShortRowsIntoACoarseSpaceFuse) {
   // 3D 27-pt's level-0 A·P: 1.03 M rows of 27 entries onto P rows of ~5
   // (~125 products a row) into a space 27 times smaller.
   const SpgemmTuning& tuning = h100();
-  const ProductShape shape{1030301, 1030301, 38159, 1030301 * 27, 1030301 * 5};
+  const ProductShape shape{1030301, 1030301, 39304, 1030301 * 27, 1030301 * 5};
   const ProductTally tally{1030301LL * 125, 128, 0};
   EXPECT_EQ(path_of(facts_of(shape), {27, 8}, tally), SpgemmPath::fused_rows);
   // Rows past fused_max_row_products, rows of the entry-wise class, too few
