@@ -265,8 +265,6 @@ inline NumericBinRule numeric_bin_rule(const SpgemmTuning& tuning) {
                            tuning.numeric_sparse_slack, tuning.numeric_sparse_table}};
 }
 
-/// Blocks for a long-row bin: enough to fill the GPU, no more than the
-
 /// C's row offsets from its row counts in place (row_ptr[rows] is 0), and its
 /// arrays, sized by the total (one read-back).
 template <typename T>
@@ -291,12 +289,8 @@ void allocate_counted(DeviceCsr<T>& C, unsigned long long nnz, index_t longest,
   C.max_row_length = longest;
 }
 
-/// Stages 3-4 for a product sorted whole (sorts_whole; `products` is the
-/// count pass's total): every row of A in one sort that serves both passes,
-/// and nnz(C) read from the row-offset scan, where the general path reads
-/// back a numeric binning and sorts again (a coarse Galerkin level whose
-
-/// row·room entries (fused window rows).
+/// Where a row's room starts: at its product offset (fused rows) or at
+/// row·room entries (the one-pass window rows).
 struct RoomAtOffsets {
   const index_t* offsets;
   __device__ std::int64_t operator()(index_t row) const { return offsets[row]; }
@@ -378,22 +372,11 @@ void pack_rooms(DeviceCsr<T>& C, Rooms<T>& rooms, cudaStream_t stream) {
   rooms = Rooms<T>();
 }
 
-/// Stages 3-4 for a product that fuses its rows (fuses_rows): row_ptr
-/// holds each row's product count and the count pass has binned the rows
-/// (FusedBinning). Each row is summed once, by the short-row or the
-/// shared-table kernel (a table sized by its products), into a room of
-/// kFusedRoom entries, which counts its entries; the scan of the counts
-/// places the rows, with one read-back (nnz(C), any row past its room: then
-/// all rows again, into rooms of their products). The rows are packed into C
-/// or, with `keep`, left in their rooms for the next product to read (C then
-/// has no arrays). The symbolic pass it skips hashed every
-
+/// The longest row of M: its recorded max_row_length, else measured (a read-back).
 template <typename T>
 index_t longest_row_of(const DeviceCsr<T>& M, cudaStream_t stream) {
   return M.max_row_length >= 0 ? M.max_row_length : max_row_length(M, stream);
 }
-
-/// Whether a B of b_rows × b_cols maps into a space merge_narrowing times
 
 template <typename T>
 void require_multipliable(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const char* caller) {
@@ -423,7 +406,5 @@ DeviceCsr<T> product_shell(index_t rows, index_t cols, std::size_t& scan_bytes,
                                                   C.row_ptr.data(), rows + 1, stream));
   return C;
 }
-
-/// A·B under `tuning`; with `keep`, a product that takes the fused path
 
 }  // namespace binamg::spgemm_detail
