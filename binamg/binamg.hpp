@@ -10,6 +10,7 @@
 #include "binamg/core/device.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/core/memory.hpp"
 #include "binamg/core/types.hpp"
 #include "binamg/core/version.hpp"
 #include "binamg/sparse/csr.hpp"

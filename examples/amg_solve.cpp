@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "binamg/amg/parameters.hpp"
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/core/memory.hpp"
 #include "binamg/core/version.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/solvers/pcg.hpp"
@@ -25,9 +27,12 @@
 namespace {
 
 using namespace binamg;
+using cli::json_number;
+using cli::json_string;
 using cli::parse_number;
 
-const char* usage_text = R"(usage: amg_solve (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
+const char* usage_text =
+    R"(usage: amg_solve (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
 
 Problem
   --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27
@@ -66,17 +71,17 @@ struct Options {
   SolveOptions solve;
   AmgParameters amg;
   bool json = false;
-  int repeat = 0;  // warm setup+solve runs after the cold one (medians reported)
-  index_t rhs_count = 0;           // 0: one, or as many as --rhs has columns
+  int repeat = 0;         // warm setup+solve runs after the cold one (medians reported)
+  index_t rhs_count = 0;  // 0: one, or as many as --rhs has columns
 };
 
 Options parse_arguments(int argc, char** argv) {
   Options options;
   const cli::Arguments arguments = cli::parse_arguments(
       argc, argv,
-      {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters",
-       "--device", "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse",
-       "--max-levels", "--sweeps", "--repeat", "--rhs-count"},
+      {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters", "--device",
+       "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse", "--max-levels",
+       "--sweeps", "--repeat", "--rhs-count"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -96,8 +101,7 @@ Options parse_arguments(int argc, char** argv) {
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
   if (auto v = get("--max-coarse"))
     options.amg.max_coarse_rows = parse_number<index_t>("--max-coarse", *v);
-  if (auto v = get("--max-levels"))
-    options.amg.max_levels = parse_number<int>("--max-levels", *v);
+  if (auto v = get("--max-levels")) options.amg.max_levels = parse_number<int>("--max-levels", *v);
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
@@ -110,8 +114,7 @@ Options parse_arguments(int argc, char** argv) {
                               options.device);
   require(options.solver == "cg" || options.solver == "vcycle",
           "--solver must be cg or vcycle, got '" + options.solver + "'");
-  require(options.solve.tolerance > 0 && options.solve.tolerance < 1,
-          "--tol must lie in (0, 1)");
+  require(options.solve.tolerance > 0 && options.solve.tolerance < 1, "--tol must lie in (0, 1)");
   require(options.solve.max_iterations >= 1, "--max-iters must be at least 1");
   require(options.amg.max_coarse_rows >= 1, "--max-coarse must be at least 1");
   require(options.amg.max_levels >= 1, "--max-levels must be at least 1");
@@ -129,12 +132,6 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::string json_number(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
@@ -149,8 +146,8 @@ struct RepeatTimings {
     SetupTimings m;
     for (double SetupTimings::*phase :
          {&SetupTimings::strength_ms, &SetupTimings::aggregation_ms, &SetupTimings::tentative_ms,
-          &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms,
-          &SetupTimings::galerkin_ms, &SetupTimings::coarse_factor_ms}) {
+          &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms, &SetupTimings::galerkin_ms,
+          &SetupTimings::coarse_factor_ms}) {
       std::vector<double> values;
       for (const SetupTimings& t : setups) values.push_back(t.*phase);
       m.*phase = median(values);
@@ -182,7 +179,6 @@ void print_phases(const char* what, const SetupTimings& t, double total) {
       t.galerkin_ms, t.coarse_factor_ms, total);
 }
 
-
 /// Per right-hand side: iterations and true relative residual, then the spread.
 void print_block_report(const BlockSolveResult& block) {
   std::printf("rhs  iterations  converged  true relative residual\n");
@@ -190,34 +186,33 @@ void print_block_report(const BlockSolveResult& block) {
   double worst = 0;
   for (std::size_t j = 0; j < block.columns.size(); ++j) {
     const SolveResult& column = block.columns[j];
-    std::printf("%3zu  %10d  %9s  %.3e\n", j, column.iterations,
-                column.converged ? "yes" : "NO", column.relative_residual);
+    std::printf("%3zu  %10d  %9s  %.3e\n", j, column.iterations, column.converged ? "yes" : "NO",
+                column.relative_residual);
     fewest = std::min(fewest, column.iterations);
     worst = std::max(worst, column.relative_residual);
   }
-  std::printf("%s %zu right-hand sides: %d to %d iterations, worst true relative residual "
-              "%.3e, solve %.1f ms (%.2f ms per right-hand side)\n",
-              block.all_converged() ? "converged all" : "NOT converged: some of",
-              block.columns.size(), fewest, block.max_iterations(), worst, block.solve_ms,
-              block.solve_ms / block.columns.size());
+  std::printf(
+      "%s %zu right-hand sides: %d to %d iterations, worst true relative residual "
+      "%.3e, solve %.1f ms (%.2f ms per right-hand side)\n",
+      block.all_converged() ? "converged all" : "NOT converged: some of", block.columns.size(),
+      fewest, block.max_iterations(), worst, block.solve_ms, block.solve_ms / block.columns.size());
 }
 
 std::string block_json(const BlockSolveResult& block) {
   std::string json = ",\"rhs\":[";
   for (std::size_t j = 0; j < block.columns.size(); ++j)
-    json += std::string(j > 0 ? "," : "") + "{\"iterations\":" +
-            std::to_string(block.columns[j].iterations) + ",\"converged\":" +
-            (block.columns[j].converged ? "true" : "false") + ",\"relative_residual\":" +
-            json_number(block.columns[j].relative_residual) + "}";
+    json += std::string(j > 0 ? "," : "") +
+            "{\"iterations\":" + std::to_string(block.columns[j].iterations) +
+            ",\"converged\":" + (block.columns[j].converged ? "true" : "false") +
+            ",\"relative_residual\":" + json_number(block.columns[j].relative_residual) + "}";
   return json + "]";
 }
 
 /// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
 /// for the k right-hand sides with it, prints the report.
 template <typename T, typename BuildSolve>
-int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A,
-                     index_t k, const std::string& description, double load_ms,
-                     BuildSolve&& build_and_solve) {
+int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A, index_t k,
+                     const std::string& description, double load_ms, BuildSolve&& build_and_solve) {
   std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
             << " nonzeros, " << options.precision << ", device " << device_name(device)
             << " (GPU: " << gpu_description() << ")";
@@ -262,52 +257,52 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   if (k == 1) {
     for (std::size_t i = 0; i < first.residual_history.size(); ++i)
       std::printf("iteration %3zu  relative residual %.3e\n", i, first.residual_history[i]);
-    std::printf("%s after %d iterations: true relative residual %.3e, solve %.1f ms "
-                "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
-                first.converged ? "converged" : "NOT converged", first.iterations,
-                first.relative_residual, block.solve_ms,
-                first.iterations > 0 ? block.solve_ms / first.iterations : 0.0, t.total_ms(),
-                load_ms);
+    std::printf(
+        "%s after %d iterations: true relative residual %.3e, solve %.1f ms "
+        "(%.2f ms per iteration), setup %.1f ms, load %.1f ms\n",
+        first.converged ? "converged" : "NOT converged", first.iterations, first.relative_residual,
+        block.solve_ms, first.iterations > 0 ? block.solve_ms / first.iterations : 0.0,
+        t.total_ms(), load_ms);
   } else {
     print_block_report(block);
     std::printf("setup %.1f ms, load %.1f ms\n", t.total_ms(), load_ms);
   }
   if (block.all_converged() && worst_residual > options.solve.tolerance)
-    std::printf("note: the iterated residual reached --tol but the true residual did not; "
-                "%s arithmetic limits the attainable residual for this problem\n",
-                options.precision.c_str());
+    std::printf(
+        "note: the iterated residual reached --tol but the true residual did not; "
+        "%s arithmetic limits the attainable residual for this problem\n",
+        options.precision.c_str());
   if (options.repeat > 0) {
     print_phases("median of repeats: setup", repeats.median_setup(), repeats.median_setup_total());
-    std::printf("median of %d repeats: solve %.1f ms (the first, cold run: setup %.1f ms, "
-                "solve %.1f ms)\n",
-                options.repeat, median(repeats.solves), t.total_ms(), block.solve_ms);
+    std::printf(
+        "median of %d repeats: solve %.1f ms (the first, cold run: setup %.1f ms, "
+        "solve %.1f ms)\n",
+        options.repeat, median(repeats.solves), t.total_ms(), block.solve_ms);
   }
 
   if (options.json) {
     std::ostringstream json;
-    json << "{\"problem\":\"" << (options.matrix.empty() ? options.problem : options.matrix)
-         << "\",\"rows\":" << A.rows << ",\"nnz\":" << A.nnz() << ",\"levels\":["
-         << levels_json.str() << "]"
+    const std::string problem = options.matrix.empty() ? options.problem : options.matrix;
+    json << "{\"problem\":" << json_string(problem) << ",\"rows\":" << A.rows
+         << ",\"nnz\":" << A.nnz() << ",\"levels\":[" << levels_json.str() << "]"
          << ",\"operator_complexity\":" << json_number(operator_complexity)
-         << ",\"grid_complexity\":" << json_number(grid_complexity)
-         << ",\"solver\":\"" << options.solver << "\",\"rhs_count\":" << k
+         << ",\"grid_complexity\":" << json_number(grid_complexity) << ",\"solver\":\""
+         << options.solver << "\",\"rhs_count\":" << k
          << ",\"iterations\":" << block.max_iterations()
          << ",\"converged\":" << (block.all_converged() ? "true" : "false")
          << ",\"relative_residual\":" << json_number(worst_residual);
     if (k > 1) json << block_json(block);
     json << ",\"setup_ms\":" << json_number(t.total_ms())
          << ",\"setup_phases_ms\":" << phases_json(t)
-         << ",\"solve_ms\":" << json_number(block.solve_ms)
-         << ",\"repeats\":" << options.repeat;
+         << ",\"solve_ms\":" << json_number(block.solve_ms) << ",\"repeats\":" << options.repeat;
     if (options.repeat > 0)
       json << ",\"setup_ms_median\":" << json_number(repeats.median_setup_total())
            << ",\"setup_phases_ms_median\":" << phases_json(repeats.median_setup())
            << ",\"solve_ms_median\":" << json_number(median(repeats.solves));
-    json << ",\"device\":\""
-         << device_name(device) << "\",\"precision\":\"" << options.precision
+    json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
-         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering)
-         << "\",\"commit\":\"" << build_commit() << "\"}";
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"commit\":\""
+         << build_commit() << "\"}";
     std::cout << json.str() << std::endl;
   }
   return block.all_converged() ? 0 : 3;
@@ -318,17 +313,40 @@ int run(const Options& options, Device device) {
   const auto load_start = std::chrono::steady_clock::now();
   CsrMatrix<T> A;
   std::string description;
+  // What the problem declares is checked before anything is built: AMG needs
+  // a diagonal entry in every row, and the CPU setup about six times the
+  // matrix's memory at its peak (its levels, strength graphs and Galerkin
+  // intermediates: 4.8-6.3 times on the model problems).
+  std::int64_t rows = 0, nnz = 0;
   if (!options.matrix.empty()) {
-    A = read_matrix_market<T>(options.matrix);
+    const MatrixMarketInfo info = read_matrix_market_info(options.matrix);
+    require(!info.coordinate || info.stored_entries >= info.rows,
+            options.matrix + ": declares " + std::to_string(info.rows) + " rows but only " +
+                std::to_string(info.stored_entries) +
+                " entries, so some row has no diagonal entry (AMG needs one in every row)");
     description = options.matrix;
+    rows = info.rows;
+    nnz = std::int64_t(info.stored_entries) * (info.symmetric ? 2 : 1);
   } else {
-    A = poisson<T>(parse_stencil(options.problem), options.size);
+    const PoissonSize size = poisson_size(parse_stencil(options.problem), options.size);
     description = options.problem + " n=" + std::to_string(options.size);
+    rows = size.rows;
+    nnz = size.nnz;
   }
+  const std::uint64_t matrix_bytes = std::uint64_t(rows + 1) * sizeof(index_t) +
+                                     std::uint64_t(nnz) * (sizeof(index_t) + sizeof(T));
+  require_host_memory((device == Device::cpu ? 6 : 2) * matrix_bytes,
+                      (device == Device::cpu ? "the setup of " : "the matrix of ") + description);
+  A = options.matrix.empty() ? poisson<T>(parse_stencil(options.problem), options.size)
+                             : read_matrix_market<T>(options.matrix);
   // The right-hand sides, row-major rows x k.
   index_t k = std::max<index_t>(options.rhs_count, 1);
   std::vector<T> b;
   if (!options.rhs.empty()) {
+    const MatrixMarketInfo info = read_matrix_market_info(options.rhs);
+    require(info.rows == A.rows, "--rhs " + options.rhs + " has " + std::to_string(info.rows) +
+                                     " entries but the matrix has " + std::to_string(A.rows) +
+                                     " rows");
     DenseBlock<T> given = read_matrix_market_block<T>(options.rhs);
     require(given.rows == A.rows, "--rhs " + options.rhs + " has " + std::to_string(given.rows) +
                                       " entries but the matrix has " + std::to_string(A.rows) +
@@ -357,13 +375,14 @@ int run(const Options& options, Device device) {
   };
 
   const std::size_t entries = std::size_t(A.rows) * k;
-  if (device == Device::cpu)
+  if (device == Device::cpu) {
     return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
       const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
       report(hierarchy);
       std::vector<T> x(entries, T(0));
       return solve_block(hierarchy, b, x);
     });
+  }
   // The GPU path: A and b go up once, x comes down once for the report; the
   // hierarchy never leaves the device.
   validate(A, "amg_solve: A");
@@ -391,6 +410,14 @@ int main(int argc, char** argv) {
   } catch (const binamg::InvalidInput& error) {
     std::cerr << "amg_solve: " << error.what() << "\n";
     return 2;
+  } catch (const binamg::OutOfMemory& error) {
+    std::cerr << "amg_solve: " << error.what() << "; try a smaller problem or --device cpu\n";
+    return 4;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "amg_solve: out of host memory ("
+              << binamg::format_bytes(binamg::available_host_bytes())
+              << " available); try a smaller problem\n";
+    return 4;
   } catch (const std::exception& error) {
     std::cerr << "amg_solve: error: " << error.what() << "\n";
     return 1;

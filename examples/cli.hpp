@@ -1,5 +1,7 @@
 #pragma once
 // Command-line helpers the example programs share.
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -77,6 +79,34 @@ inline void validate_input_options(const std::string& problem, index_t size,
           "--precision must be double or float, got '" + precision + "'");
   require(device == "auto" || device == "cpu" || device == "gpu",
           "--device must be auto, cpu or gpu, got '" + device + "'");
+}
+
+/// `text` as a JSON string, quoted, with quotes, backslashes and control
+/// characters escaped (paths and messages may hold any of them).
+inline std::string json_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+      quoted += escape;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+/// A JSON number with every digit a double holds; null for NaN and infinities,
+/// which JSON cannot write.
+inline std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
 }
 
 /// The device that runs the work: auto is the GPU when one is usable; an

@@ -25,6 +25,8 @@
 namespace {
 
 using namespace binamg;
+using cli::json_number;
+using cli::json_string;
 
 const char* usage_text = R"(usage: compare_ordering (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
 
@@ -221,12 +223,6 @@ std::vector<LevelReport> compare_on_gpu(const CsrMatrix<T>& A, const Options& op
   return reports;
 }
 
-std::string json_number(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string json_measurement(const Measurement& m) {
   std::ostringstream json;
   json << "{\"ms\":" << json_number(m.ms) << ",\"first_products\":" << m.cost.first_products
@@ -248,7 +244,7 @@ void print_measurement(const char* level, const std::string& sizes, GalerkinOrde
 /// Prints the table (or JSON lines) and returns the exit status.
 int report(const std::vector<LevelReport>& levels, const Options& options, Device device,
            const std::string& description, double tolerance) {
-  const std::string common = "\"problem\":\"" + description + "\",\"device\":\"" +
+  const std::string common = "\"problem\":" + json_string(description) + ",\"device\":\"" +
                              device_name(device) + "\",\"precision\":\"" + options.precision +
                              "\"";
   if (!options.json) {
@@ -313,7 +309,7 @@ int run(const Options& options, Device device) {
   }
   const std::vector<LevelReport> levels =
       device == Device::cpu ? compare_on_cpu(A, options) : compare_on_gpu(A, options);
-  require(!levels.empty(), "compare_ordering: " + description + " has " +
+  require(!levels.empty(), description + " has " +
                                std::to_string(A.rows) +
                                " rows, too few to coarsen (no Galerkin product to compare)");
   return report(levels, options, device, description, agreement_tolerance<T>());

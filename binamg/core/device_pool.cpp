@@ -4,6 +4,7 @@
 #include <string>
 
 #include "binamg/core/cuda_check.hpp"
+#include "binamg/core/memory.hpp"
 
 namespace binamg {
 namespace {
@@ -33,8 +34,14 @@ void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* what) {
   cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool, stream);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    throw DeviceError(std::string("GPU out of memory: ") + what + " needs " +
-                      std::to_string(bytes) + " bytes");
+    std::size_t free = 0, total = 0;
+    const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
+    cudaGetLastError();
+    throw OutOfMemory(std::string("GPU out of memory: ") + what + " needs " +
+                      format_bytes(bytes) +
+                      (known ? ", " + format_bytes(free) + " of the device's " +
+                                   format_bytes(total) + " are free"
+                             : std::string()));
   }
   BINAMG_CUDA_CHECK(status);
   return pointer;

@@ -18,6 +18,13 @@ class DeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The GPU had too little memory for an allocation: the message names what
+/// needed it, how much, and how much the device had free.
+class OutOfMemory : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
 /// Throws InvalidInput with `message` unless `condition` holds.
 inline void require(bool condition, const std::string& message) {
   if (!condition) throw InvalidInput(message);

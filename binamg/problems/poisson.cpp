@@ -1,5 +1,7 @@
 #include "binamg/problems/poisson.hpp"
 
+#include "binamg/core/memory.hpp"
+
 #include <cstdint>
 
 #include "binamg/core/hash.hpp"
@@ -60,8 +62,7 @@ std::int64_t stored_entries(Stencil stencil, std::int64_t n, std::int64_t nz) {
 
 }  // namespace
 
-template <typename T>
-CsrMatrix<T> poisson(Stencil stencil, index_t n) {
+PoissonSize poisson_size(Stencil stencil, index_t n) {
   require(n >= 1, "poisson: grid size must be at least 1, got " + std::to_string(n));
   const int dimension = stencil_dimension(stencil);
   const std::int64_t nz = dimension == 3 ? n : 1;
@@ -72,19 +73,31 @@ CsrMatrix<T> poisson(Stencil stencil, index_t n) {
   if (dimension == 3 && plane > max_index)
     throw InvalidInput("poisson: rows of " + problem +
                        " = n^3 do not fit in 32-bit indices (limit 2^31-1)");
-  const std::int64_t rows64 = plane * nz;
-  const index_t rows = checked_index(rows64, "poisson: rows of " + problem);
-  const index_t nnz = checked_index(stored_entries(stencil, n, nz), "poisson: nnz of " + problem);
+  PoissonSize size;
+  size.rows = checked_index(plane * nz, "poisson: rows of " + problem);
+  size.nnz = checked_index(stored_entries(stencil, n, nz), "poisson: nnz of " + problem);
+  return size;
+}
+
+template <typename T>
+CsrMatrix<T> poisson(Stencil stencil, index_t n) {
+  const auto [rows, nnz] = poisson_size(stencil, n);
+  const int dimension = stencil_dimension(stencil);
+  const std::string problem = std::string(stencil_name(stencil)) + " with n=" + std::to_string(n);
   const int points = stencil == Stencil::poisson2d_5   ? 5
                      : stencil == Stencil::poisson2d_9 ? 9
                      : stencil == Stencil::poisson3d_7 ? 7
                                                        : 27;
   const T center = static_cast<T>(points - 1);
+  require_host_memory(std::uint64_t(rows + 1) * sizeof(index_t) +
+                          std::uint64_t(nnz) * (sizeof(index_t) + sizeof(T)),
+                      "poisson: " + problem);
 
   CsrMatrix<T> A = zero_matrix<T>(rows, rows);
   A.col_idx.reserve(nnz);
   A.values.reserve(nnz);
   const int z_reach = dimension == 3 ? 1 : 0;
+  const std::int64_t nz = dimension == 3 ? n : 1;
   for (std::int64_t z = 0; z < nz; ++z)
     for (std::int64_t y = 0; y < n; ++y)
       for (std::int64_t x = 0; x < n; ++x) {

@@ -21,6 +21,14 @@ Stencil parse_stencil(const std::string& name);
 const char* stencil_name(Stencil stencil);
 int stencil_dimension(Stencil stencil);
 
+/// The rows and nonzeros of poisson(stencil, n), without building it (a
+/// caller can check the memory a problem needs first). Throws InvalidInput
+/// if they pass 2^31-1.
+struct PoissonSize {
+  index_t rows = 0, nnz = 0;
+};
+PoissonSize poisson_size(Stencil stencil, index_t n);
+
 /// The matrix for `n` unknowns per grid direction (n >= 1). Rows are ordered
 /// lexicographically, x fastest. Throws InvalidInput if rows or nnz pass 2^31-1.
 template <typename T>

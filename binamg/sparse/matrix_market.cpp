@@ -1,5 +1,6 @@
 #include "binamg/sparse/matrix_market.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <limits>
 #include <string_view>
 #include <system_error>
+
+#include "binamg/core/memory.hpp"
 
 namespace binamg {
 namespace {
@@ -32,10 +35,21 @@ std::string operator+(const Place& place, const std::string& text) {
 }
 
 // Lines through zlib, which passes plain files through unchanged, so one reader
-// serves .mtx and .mtx.gz. line() is the 1-based number of the last line read.
+// serves .mtx and .mtx.gz. A line ends at "\n", "\r\n" or a lone "\r".
+// Untrusted input stays bounded: a NUL byte (a binary file, /dev/zero) and a
+// line longer than kMaxLine are errors, and bytes_left() bounds what the rest
+// of the file can hold, so a size line can be checked before anything is
+// allocated for it.
 class LineReader {
  public:
+  static constexpr std::size_t kMaxLine = std::size_t(1) << 20;
+  // deflate cannot expand a stream by more than this factor (zlib's tech notes: 1032:1).
+  static constexpr std::uint64_t kMaxInflation = 1032;
+
   explicit LineReader(const std::string& path) : path_(path) {
+    struct stat status {};
+    regular_ = stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+    file_bytes_ = regular_ ? std::uint64_t(status.st_size) : 0;
     errno = 0;
     file_ = gzopen(path.c_str(), "rb");
     if (file_ == nullptr)
@@ -47,36 +61,83 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  /// The next line without its "\n" or "\r\n"; false at the end of the file.
+  /// The next line without its line end; false at the end of the file.
   bool next(std::string& line) {
     line.clear();
-    char chunk[4096];
+    bool any = false;
     for (;;) {
-      if (gzgets(file_, chunk, sizeof chunk) == nullptr) {
-        throw_if_failed();
-        if (line.empty()) return false;
-        break;  // a last line without a newline
+      if (at_ == size_ && !fill()) {
+        if (!any) return false;
+        break;  // a last line without a line end
       }
-      line.append(chunk);
-      if (!line.empty() && line.back() == '\n') {
-        line.pop_back();
-        break;
+      any = true;
+      const char* begin = buffer_ + at_;
+      const char* end = buffer_ + size_;
+      const char* stop = begin;
+      while (stop != end && *stop != '\n' && *stop != '\r' && *stop != '\0') ++stop;
+      line.append(begin, stop);
+      at_ += std::size_t(stop - begin);
+      if (line.size() > kMaxLine)
+        throw InvalidInput(where(path_, line_ + 1) + "line longer than " +
+                           std::to_string(kMaxLine) + " bytes (not a Matrix Market file?)");
+      if (stop == end) continue;
+      if (*stop == '\0')
+        throw InvalidInput(where(path_, line_ + 1) +
+                           "holds a NUL byte (a binary file, not a text Matrix Market file)");
+      ++at_;
+      if (*stop == '\r') {  // a "\n" right after belongs to this line end
+        if (at_ < size_)
+          at_ += buffer_[at_] == '\n' ? 1 : 0;
+        else
+          skip_newline_ = true;
       }
+      break;
     }
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     ++line_;
     return true;
   }
 
   std::int64_t line() const { return line_; }
+  bool compressed() const { return gzdirect(file_) == 0; }
+
+  /// A bound of the bytes still to come (exact for a plain file, deflate's
+  /// limit for gzip), or -1 where the input is no regular file.
+  std::int64_t bytes_left() const {
+    if (!regular_) return -1;
+    const std::uint64_t total = gzdirect(file_) ? file_bytes_ : file_bytes_ * kMaxInflation;
+    const std::uint64_t position = consumed_ - (size_ - at_);  // bytes handed out so far
+    return total > position ? std::int64_t(total - position) : 0;
+  }
 
  private:
-  // gzgets returns null both at a clean end and on failure; only gzerror tells
+  // Reads the next chunk (dropping a "\n" that ends a "\r\n"); false at the end.
+  bool fill() {
+    for (;;) {
+      const int got = gzread(file_, buffer_, sizeof buffer_);
+      if (got < 0) throw_failure();
+      if (got == 0) {
+        throw_if_failed();
+        return false;
+      }
+      at_ = 0;
+      size_ = std::size_t(got);
+      consumed_ += std::uint64_t(got);
+      if (skip_newline_ && buffer_[0] == '\n') at_ = 1;
+      skip_newline_ = false;
+      if (at_ < size_) return true;
+    }
+  }
+
+  // gzread returns 0 both at a clean end and on failure; only gzerror tells
   // them apart (a truncated gzip stream reports Z_BUF_ERROR here).
   void throw_if_failed() {
     int status = Z_OK;
+    gzerror(file_, &status);
+    if (status != Z_OK) throw_failure();
+  }
+  [[noreturn]] void throw_failure() {
+    int status = Z_OK;
     const char* message = gzerror(file_, &status);
-    if (status == Z_OK) return;
     const std::string reason = status == Z_ERRNO ? std::strerror(errno) : message;
     throw InvalidInput(where(path_, line_ + 1) + "cannot read the file (" + reason + ")");
   }
@@ -84,6 +145,11 @@ class LineReader {
   std::string path_;
   gzFile file_ = nullptr;
   std::int64_t line_ = 0;
+  bool regular_ = false;
+  std::uint64_t file_bytes_ = 0, consumed_ = 0;
+  char buffer_[1 << 16];
+  std::size_t at_ = 0, size_ = 0;
+  bool skip_newline_ = false;
 };
 
 /// Whitespace-separated fields of one line; count() goes past the stored ones
@@ -122,12 +188,20 @@ std::string_view without_plus(std::string_view text) {
   return text;
 }
 
+/// At most the first 60 characters of `text`, quoted, for a message.
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kShown = 60;
+  return "'" + std::string(text.substr(0, kShown)) + (text.size() > kShown ? "...'" : "'");
+}
+
 std::int64_t parse_integer(std::string_view text, const Place& context, const std::string& what) {
   const std::string_view digits = without_plus(text);
   std::int64_t value = 0;
   const auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (status == std::errc::result_out_of_range && end == digits.data() + digits.size())
+    throw InvalidInput(context + what + " " + quoted(text) + " is out of the 64-bit range");
   if (status != std::errc() || end != digits.data() + digits.size())
-    throw InvalidInput(context + what + " '" + std::string(text) + "' is not an integer");
+    throw InvalidInput(context + what + " " + quoted(text) + " is not an integer");
   return value;
 }
 
@@ -140,6 +214,7 @@ T parse_real(std::string_view text, const Place& context) {
   const char* last = first + digits.size();
   T value{};
   auto [end, status] = std::from_chars(first, last, value);
+  const std::string type = std::is_same_v<T, float> ? "float" : "double";
   if (status == std::errc::result_out_of_range && end == last) {
     // Out of T's range: long double's wider exponent tells underflow from overflow.
     long double wide = 0;
@@ -148,15 +223,19 @@ T parse_real(std::string_view text, const Place& context) {
         std::abs(wide) <= static_cast<long double>(std::numeric_limits<T>::max())) {
       value = static_cast<T>(wide);
       status = std::errc();
+      // Stored as zero, the entry would vanish from the matrix unannounced.
+      if (value == T(0) && wide != 0)
+        throw InvalidInput(context + "value " + quoted(text) + " is too small for " + type +
+                           ": it would be stored as 0" +
+                           (std::is_same_v<T, float> ? " (use double precision)" : ""));
     }
   }
-  const std::string type = std::is_same_v<T, float> ? "float" : "double";
   if (status == std::errc::result_out_of_range && end == last)
-    throw InvalidInput(context + "value '" + std::string(text) + "' is out of range for " + type);
+    throw InvalidInput(context + "value " + quoted(text) + " is out of range for " + type);
   if (status != std::errc() || end != last)
-    throw InvalidInput(context + "value '" + std::string(text) + "' is not a number");
+    throw InvalidInput(context + "value " + quoted(text) + " is not a number");
   if (!std::isfinite(value))
-    throw InvalidInput(context + "value '" + std::string(text) + "' is not finite (NaN or Inf)");
+    throw InvalidInput(context + "value " + quoted(text) + " is not finite (NaN or Inf)");
   return value;
 }
 
@@ -182,8 +261,8 @@ Header read_banner(LineReader& reader, const std::string& path) {
   if (fields.count() == 0 || lower(fields[0]) != "%%matrixmarket")
     throw InvalidInput(context + "missing %%MatrixMarket banner on the first line");
   if (fields.count() != 5)
-    throw InvalidInput(context + "bad banner '" + line +
-                       "' (expected %%MatrixMarket matrix <format> <field> <symmetry>)");
+    throw InvalidInput(context + "bad banner " + quoted(line) +
+                       " (expected %%MatrixMarket matrix <format> <field> <symmetry>)");
   if (lower(fields[1]) != "matrix")
     throw InvalidInput(context + "unsupported object '" + std::string(fields[1]) +
                        "' (only 'matrix' is supported)");
@@ -217,9 +296,8 @@ Header read_banner(LineReader& reader, const std::string& path) {
     header.symmetry = Symmetry::symmetric;
   else if (header.symmetry_name == "skew-symmetric")
     header.symmetry = Symmetry::skew_symmetric;
-  else if (header.symmetry_name == "hermitian")
-    throw InvalidInput(context +
-                       "unsupported symmetry 'hermitian' (complex matrices are not supported)");
+  else if (header.symmetry_name == "hermitian")  // real entries: Hermitian is symmetric
+    header.symmetry = Symmetry::symmetric;
   else
     throw InvalidInput(context + "unknown symmetry '" + header.symmetry_name +
                        "' (expected general, symmetric or skew-symmetric)");
@@ -263,12 +341,12 @@ Size read_size_line(LineReader& reader, const std::string& path, const Header& h
   const Fields fields(line);
   const bool coordinate = header.format == Format::coordinate;
   if (fields.count() != (coordinate ? 3u : 2u))
-    throw InvalidInput(context + "bad size line '" + line + "' (expected " +
+    throw InvalidInput(context + "bad size line " + quoted(line) + " (expected " +
                        (coordinate ? "'rows columns entries'" : "'rows columns'") + ")");
   const std::int64_t rows = parse_integer(fields[0], context, "row count");
   const std::int64_t cols = parse_integer(fields[1], context, "column count");
   if (rows < 0 || cols < 0)
-    throw InvalidInput(context + "negative dimension in size line '" + line + "'");
+    throw InvalidInput(context + "negative dimension in size line " + quoted(line));
   if ((rows == 0) != (cols == 0))
     throw InvalidInput(context + "a " + std::to_string(rows) + " x " + std::to_string(cols) +
                        " matrix has a zero dimension (only an empty 0 x 0 matrix may)");
@@ -294,6 +372,19 @@ Size read_size_line(LineReader& reader, const std::string& path, const Header& h
   } else {
     size.entries = checked_index(capacity, context + "array entry count");
   }
+  // An array's values are allocated as declared; each takes a line of at
+  // least "v\n", so the rest of the file bounds their count before a large
+  // allocation (the last line may lack its line end; a small array is read
+  // and a short one named at the line where it ends). Coordinate entries are
+  // stored as they are read, so their declared count allocates nothing.
+  constexpr index_t kSmallArray = index_t(1) << 16;
+  const std::int64_t left = reader.bytes_left();
+  if (!coordinate && size.entries > kSmallArray && left >= 0 && size.entries > (left + 1) / 2)
+    throw InvalidInput(context + "the size line declares " + std::to_string(size.entries) +
+                       " values, but the rest of the file (" +
+                       (reader.compressed() ? "at most " + format_bytes(left) + " decompressed"
+                                            : format_bytes(left)) +
+                       ") holds at most " + std::to_string((left + 1) / 2));
   return size;
 }
 
@@ -365,6 +456,13 @@ CsrMatrix<T> assemble(const std::vector<Entry<T>>& stored, const std::string& pa
                       const Header& header, const Size& size) {
   const bool mirror = header.symmetry != Symmetry::general;
   const T mirror_sign = header.symmetry == Symmetry::skew_symmetric ? T(-1) : T(1);
+  // Row offsets and cursors, the entries placed (mirrored: twice), the CSR arrays.
+  const std::uint64_t rows = std::uint64_t(size.rows) + 1;
+  const std::uint64_t placed_entries = stored.size() * (mirror ? 2 : 1);
+  require_host_memory(rows * (2 * sizeof(std::int64_t) + sizeof(index_t)) +
+                          placed_entries * (sizeof(Entry<T>) + sizeof(index_t) + sizeof(T)),
+                      where(path, size.line) + "a " + std::to_string(size.rows) + " x " +
+                          std::to_string(size.cols) + " matrix");
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(size.rows) + 1, 0);
   for (const Entry<T>& e : stored) {
     ++offsets[e.row + 1];
@@ -460,6 +558,19 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 }  // namespace
 
+MatrixMarketInfo read_matrix_market_info(const std::string& path) {
+  LineReader reader(path);
+  const Header header = read_banner(reader, path);
+  const Size size = read_size_line(reader, path, header);
+  MatrixMarketInfo info;
+  info.rows = size.rows;
+  info.cols = size.cols;
+  info.stored_entries = size.entries;
+  info.coordinate = header.format == Format::coordinate;
+  info.symmetric = header.symmetry != Symmetry::general;
+  return info;
+}
+
 template <typename T>
 CsrMatrix<T> read_matrix_market(const std::string& path) {
   LineReader reader(path);
@@ -487,6 +598,9 @@ DenseBlock<T> read_dense(const std::string& path, bool single_column) {
   const index_t entries = checked_index(std::int64_t(size.rows) * size.cols,
                                         where(path, size.line) + "rows x columns");
 
+  require_host_memory(std::uint64_t(entries) * sizeof(T),
+                      where(path, size.line) + "a " + std::to_string(size.rows) + " x " +
+                          std::to_string(size.cols) + " block of right-hand sides");
   DenseBlock<T> block;
   block.rows = size.rows;
   block.cols = size.cols;

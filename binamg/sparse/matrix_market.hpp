@@ -12,6 +12,18 @@
 
 namespace binamg {
 
+/// What a file's banner and size line declare, read without its entries, so
+/// that a caller can check the sizes before reading the whole file. The checks
+/// of the banner and the size line are those of the readers below, the bound
+/// of the entries by the file's size included.
+struct MatrixMarketInfo {
+  index_t rows = 0, cols = 0;
+  index_t stored_entries = 0;  // lines of entries (coordinate) or values (array)
+  bool coordinate = true;      // else array
+  bool symmetric = false;      // symmetric, skew-symmetric or (real) Hermitian: mirrored on reading
+};
+MatrixMarketInfo read_matrix_market_info(const std::string& path);
+
 /// Reads a "matrix coordinate" file with field real, integer or pattern
 /// (pattern entries become 1) and symmetry general, symmetric (off-diagonal
 /// entries mirrored) or skew-symmetric (mirrored with the sign flipped).
@@ -19,12 +31,16 @@ namespace binamg {
 /// lines anywhere after the banner. Entries may come in any order; the result
 /// has sorted rows and passes validate().
 ///
+/// A Hermitian file with real entries is read as symmetric.
+///
 /// Rejected, with the file and line named: a missing or malformed banner; the
-/// array format, complex and hermitian files (named as unsupported); a bad size
-/// line; negative dimensions, or one dimension zero (a 0 x 0 matrix reads as an
+/// array format and complex files (named as unsupported); a NUL byte or a line
+/// longer than 1 MiB (not a text file); a bad size line; a size line declaring
+/// more entries than the rest of the file can hold, or a matrix larger than the
+/// host memory available (both before anything is allocated); negative dimensions, or one dimension zero (a 0 x 0 matrix reads as an
 /// empty matrix, which AMG callers reject later); sizes or nnz past 2^31-1; an
 /// index out of range; too few or too many entries; a malformed, NaN or
-/// infinite value; duplicate entries (both lines named); an entry above the
+/// infinite value, or one so small that T would store it as zero; duplicate entries (both lines named); an entry above the
 /// diagonal of a symmetric file (on or above for skew-symmetric); a file that
 /// cannot be opened or read. Time O(nnz log(max row length)), memory O(nnz).
 template <typename T>
