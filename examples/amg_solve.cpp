@@ -204,6 +204,7 @@ std::string block_json(const BlockSolveResult& block) {
     json += std::string(j > 0 ? "," : "") +
             "{\"iterations\":" + std::to_string(block.columns[j].iterations) +
             ",\"converged\":" + (block.columns[j].converged ? "true" : "false") +
+            ",\"stalled\":" + (block.columns[j].stalled ? "true" : "false") +
             ",\"relative_residual\":" + json_number(block.columns[j].relative_residual) + "}";
   return json + "]";
 }
@@ -267,11 +268,17 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     print_block_report(block);
     std::printf("setup %.1f ms, load %.1f ms\n", t.total_ms(), load_ms);
   }
-  if (block.all_converged() && worst_residual > options.solve.tolerance)
+  bool stalled = false;
+  for (const SolveResult& column : block.columns) stalled = stalled || column.stalled;
+  if (stalled)
     std::printf(
-        "note: the iterated residual reached --tol but the true residual did not; "
-        "%s arithmetic limits the attainable residual for this problem\n",
-        options.precision.c_str());
+        "the iteration reached its own tolerance or %s's rounding, but the true relative "
+        "residual stays at %.3e, above --tol %.3g: %s arithmetic cannot attain it for this "
+        "problem (%s)\n",
+        options.precision.c_str(), worst_residual, options.solve.tolerance,
+        options.precision.c_str(),
+        options.precision == "float" ? "use --precision double or a larger --tol"
+                                     : "use a larger --tol");
   if (options.repeat > 0) {
     print_phases("median of repeats: setup", repeats.median_setup(), repeats.median_setup_total());
     std::printf(
@@ -290,6 +297,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
          << options.solver << "\",\"rhs_count\":" << k
          << ",\"iterations\":" << block.max_iterations()
          << ",\"converged\":" << (block.all_converged() ? "true" : "false")
+         << ",\"stalled\":" << (stalled ? "true" : "false")
          << ",\"relative_residual\":" << json_number(worst_residual);
     if (k > 1) json << block_json(block);
     json << ",\"setup_ms\":" << json_number(t.total_ms())

@@ -7,8 +7,12 @@
 namespace binamg {
 
 SolveMonitor::SolveMonitor(const char* solver, const SolveOptions& options, double b_norm,
-                           int column)
-    : solver_(solver), options_(options), b_norm_(b_norm), column_(column) {
+                           double unit_roundoff, int column)
+    : solver_(solver),
+      options_(options),
+      b_norm_(b_norm),
+      unit_roundoff_(unit_roundoff),
+      column_(column) {
   if (zero_rhs()) {
     result_.converged = true;
     result_.residual_history = {0.0};
@@ -22,7 +26,8 @@ std::string SolveMonitor::where() const {
 void SolveMonitor::record(double residual_norm) {
   const double relative = residual_norm / b_norm_;
   result_.residual_history.push_back(relative);
-  active_ = relative > options_.tolerance && result_.iterations < options_.max_iterations;
+  active_ = relative > options_.tolerance && relative > unit_roundoff_ &&
+            result_.iterations < options_.max_iterations;
 }
 
 void SolveMonitor::start(double residual_norm) {
@@ -47,18 +52,23 @@ void SolveMonitor::require_positive(double value, const char* what, int iteratio
 SolveResult SolveMonitor::finish(double true_residual_norm, double solve_ms) const {
   SolveResult result = result_;
   if (!zero_rhs()) {
-    result.converged = result.residual_history.back() <= options_.tolerance;
     result.relative_residual = true_residual_norm / b_norm_;
+    result.converged = result.relative_residual <= options_.tolerance;
+    const double reached = result.residual_history.back();
+    result.stalled =
+        !result.converged && (reached <= options_.tolerance || reached <= unit_roundoff_);
   }
   result.solve_ms = solve_ms;
   return result;
 }
 
 std::vector<SolveMonitor> column_monitors(const char* solver, const SolveOptions& options,
-                                          const std::vector<double>& b_norms) {
+                                          const std::vector<double>& b_norms,
+                                          double unit_roundoff) {
   std::vector<SolveMonitor> monitors;
   const int k = static_cast<int>(b_norms.size());
-  for (int j = 0; j < k; ++j) monitors.emplace_back(solver, options, b_norms[j], k == 1 ? -1 : j);
+  for (int j = 0; j < k; ++j)
+    monitors.emplace_back(solver, options, b_norms[j], unit_roundoff, k == 1 ? -1 : j);
   return monitors;
 }
 

@@ -12,14 +12,18 @@ namespace binamg {
 
 class SolveMonitor {
  public:
-  /// `solver` names the caller in messages ("pcg"); `column` is the
+  /// `solver` names the caller in messages ("pcg"); `unit_roundoff` is the
+  /// solve's precision (std::numeric_limits<T>::epsilon()); `column` is the
   /// right-hand side of a block solve (-1: a single right-hand side).
-  SolveMonitor(const char* solver, const SolveOptions& options, double b_norm, int column = -1);
+  SolveMonitor(const char* solver, const SolveOptions& options, double b_norm,
+               double unit_roundoff, int column = -1);
 
   /// b = 0: x = 0 solves it exactly, after no iteration (the caller sets x).
   bool zero_rhs() const { return b_norm_ == 0; }
   /// Whether another iteration is wanted: b ≠ 0, the last recorded residual
-  /// above the tolerance and the iteration limit not reached.
+  /// above the tolerance and above the unit roundoff (below it an iteration
+  /// improves nothing the precision can show) and the iteration limit not
+  /// reached.
   bool active() const { return active_; }
   int iterations() const { return result_.iterations; }
 
@@ -32,9 +36,10 @@ class SolveMonitor {
   /// matrix or the preconditioner is not positive definite.
   void require_positive(double value, const char* what, int iteration) const;
 
-  /// The result: converged when the last recorded residual met the
-  /// tolerance, `true_residual_norm` = ‖b − Ax‖ of the final x, and the
-  /// solve's time.
+  /// The result, from `true_residual_norm` = ‖b − Ax‖ of the final x:
+  /// converged when its relative residual meets the tolerance, stalled when
+  /// it does not although the iteration's own residual did (or reached the
+  /// unit roundoff); and the solve's time.
   SolveResult finish(double true_residual_norm, double solve_ms) const;
 
  private:
@@ -44,6 +49,7 @@ class SolveMonitor {
   std::string solver_;
   SolveOptions options_;
   double b_norm_;
+  double unit_roundoff_;
   int column_;
   bool active_ = false;
   SolveResult result_;
@@ -72,7 +78,8 @@ double iterate_cycles(SolveMonitor& monitor, Cycle&& cycle, ResidualNorm&& resid
 
 /// One monitor per right-hand side of a block solve of k columns.
 std::vector<SolveMonitor> column_monitors(const char* solver, const SolveOptions& options,
-                                          const std::vector<double>& b_norms);
+                                          const std::vector<double>& b_norms,
+                                          double unit_roundoff);
 
 /// Throws InvalidInput, naming `solver`, unless the options make sense.
 void validate(const SolveOptions& options, const char* solver);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "binamg/solvers/monitor.hpp"
@@ -54,7 +55,8 @@ BlockSolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector
   std::vector<double> b_norm(k);
   const std::vector<T> bb = column_dots(b, b, k);
   for (index_t j = 0; j < k; ++j) b_norm[j] = norm_of(bb[j]);
-  std::vector<SolveMonitor> monitor = column_monitors("pcg", options, b_norm);
+  std::vector<SolveMonitor> monitor =
+      column_monitors("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   const auto any_active = [&] {
     for (const SolveMonitor& column : monitor)
       if (column.active()) return true;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "binamg/core/read_back.hpp"
@@ -50,7 +51,7 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveMonitor monitor("pcg", options, norm2(b, stream));
+  SolveMonitor monitor("pcg", options, norm2(b, stream), std::numeric_limits<T>::epsilon());
   if (monitor.zero_rhs()) {  // x = 0 solves it exactly
     BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -149,7 +150,8 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   column_dots(b, b, k, rr, scratch, stream);
   read_scalars();
   for (index_t j = 0; j < k; ++j) b_norm[j] = norm_of(host_scalar(rr, j));
-  std::vector<SolveMonitor> monitor = column_monitors("pcg", options, b_norm);
+  std::vector<SolveMonitor> monitor =
+      column_monitors("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   if (std::find(b_norm.begin(), b_norm.end(), 0.0) != b_norm.end()) {
     // Rare: x = 0 solves the columns whose b is 0 exactly (a round trip, once).
     std::vector<T> host_x = to_host(x);

@@ -11,8 +11,13 @@ struct SolveOptions {
 
 struct SolveResult {
   int iterations = 0;
+  // The true relative residual ‖b−Ax‖/‖b‖ of the final x met the tolerance.
   bool converged = false;
-  std::vector<double> residual_history;  // relative residual ‖r_k‖/‖b‖, entry 0 = initial
+  // Not converged although the iteration's own residual met the tolerance, or
+  // fell to the precision's unit roundoff: rounding keeps the true residual
+  // above the tolerance, which this precision cannot attain for this problem.
+  bool stalled = false;
+  std::vector<double> residual_history;  // the iteration's relative residual ‖r_k‖/‖b‖, entry 0 = initial
   double relative_residual = 0;          // true ‖b−Ax‖/‖b‖ recomputed at the end
   double solve_ms = 0;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "binamg/smoothers/jacobi.hpp"
@@ -100,7 +101,7 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
   validate_solve_inputs(h, b, x, options, "vcycle_solve");
   const auto start = std::chrono::steady_clock::now();
   const CsrMatrix<T>& A = h.matrix(0);
-  SolveMonitor monitor("vcycle_solve", options, norm2(b));
+  SolveMonitor monitor("vcycle_solve", options, norm2(b), std::numeric_limits<T>::epsilon());
   std::vector<T> r;
   const double residual_norm = iterate_cycles(
       monitor, [&] { vcycle(h, b, x); },

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "binamg/core/launch.hpp"
@@ -245,7 +246,8 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveMonitor monitor("vcycle_solve", options, norm2(b, stream));
+  SolveMonitor monitor("vcycle_solve", options, norm2(b, stream),
+                       std::numeric_limits<T>::epsilon());
   // Allocated once: a cycle and its residual norm allocate nothing.
   DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
   DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");

