@@ -355,10 +355,7 @@ int run(const Options& options, Device device) {
     require(info.rows == A.rows, "--rhs " + options.rhs + " has " + std::to_string(info.rows) +
                                      " entries but the matrix has " + std::to_string(A.rows) +
                                      " rows");
-    DenseBlock<T> given = read_matrix_market_block<T>(options.rhs);
-    require(given.rows == A.rows, "--rhs " + options.rhs + " has " + std::to_string(given.rows) +
-                                      " entries but the matrix has " + std::to_string(A.rows) +
-                                      " rows");
+    DenseBlock<T> given = read_matrix_market_block<T>(options.rhs);  // rows as declared
     require(options.rhs_count == 0 || given.cols == options.rhs_count,
             "--rhs " + options.rhs + " has " + std::to_string(given.cols) +
                 " columns but --rhs-count is " + std::to_string(options.rhs_count));

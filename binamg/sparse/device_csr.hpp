@@ -37,7 +37,7 @@ struct DeviceCsr {
 };
 
 /// Throws InvalidInput, naming `what`, unless M's dimensions are non-negative
-/// and its arrays hold rows + 1 offsets and nnz columns and values (the
+/// and its arrays hold rows + 1 offsets and as many values as columns (the
 /// arrays' contents are not read: that would cost a copy to the host).
 template <typename T>
 void require_consistent(const DeviceCsr<T>& M, const std::string& what) {

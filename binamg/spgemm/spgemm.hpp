@@ -40,7 +40,6 @@ enum class SpgemmPath : std::uint8_t {
   fused_rows,     // many short rows into a coarse space: no symbolic pass, rows summed into rooms
   binned,         // Liu & Vinter's binned symbolic and numeric passes
 };
-constexpr int kSpgemmPathCount = 8;
 
 /// "empty", "dense_columns", ... (the enumerator's name).
 const char* path_name(SpgemmPath path);
@@ -54,8 +53,6 @@ class SpgemmPathSet {
   }
   void insert(SpgemmPath path) { bits_ |= bit(path); }
   bool contains(SpgemmPath path) const { return (bits_ & bit(path)) != 0; }
-  bool empty() const { return bits_ == 0; }
-  bool operator==(const SpgemmPathSet& other) const { return bits_ == other.bits_; }
 
  private:
   static unsigned bit(SpgemmPath path) { return 1u << static_cast<unsigned>(path); }
