@@ -16,6 +16,7 @@
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
+#include "binamg/sparse/symmetry.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"

@@ -21,6 +21,7 @@
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
+#include "binamg/sparse/symmetry.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "examples/cli.hpp"
 
@@ -56,6 +57,8 @@ AMG
   --strength X         strength-of-connection threshold theta (default 0)
   --max-coarse N       coarsen until at most N rows (default 300)
   --max-levels N       (default 25)
+  --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
+                       10000; coarsening that stalls would otherwise factor a fine one)
   --sweeps N           Jacobi pre- and post-smoothing sweeps (default 1: V(1,1))
 Output
   --json               last line of stdout is one JSON object with the results
@@ -81,7 +84,7 @@ Options parse_arguments(int argc, char** argv) {
       argc, argv,
       {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters", "--device",
        "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse", "--max-levels",
-       "--sweeps", "--repeat", "--rhs-count"},
+       "--sweeps", "--repeat", "--rhs-count", "--max-direct"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -102,6 +105,14 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--max-coarse"))
     options.amg.max_coarse_rows = parse_number<index_t>("--max-coarse", *v);
   if (auto v = get("--max-levels")) options.amg.max_levels = parse_number<int>("--max-levels", *v);
+  // A --max-coarse above the default direct limit asks for that direct solve.
+  options.amg.max_direct_rows = std::max(options.amg.max_direct_rows, options.amg.max_coarse_rows);
+  if (auto v = get("--max-direct")) {
+    options.amg.max_direct_rows = parse_number<index_t>("--max-direct", *v);
+    require(options.amg.max_direct_rows >= options.amg.max_coarse_rows,
+            "--max-direct must be at least --max-coarse (" +
+                std::to_string(options.amg.max_coarse_rows) + ")");
+  }
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
@@ -224,8 +235,13 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   std::ostringstream levels_json;
   SetupTimings t;
   double operator_complexity = 0, grid_complexity = 0;
+  std::vector<std::string> warnings;
+  index_t nullity = 0;  // of the coarsest matrix
   const BlockSolveResult block = build_and_solve([&](const auto& hierarchy) {
     std::cout << hierarchy.describe();
+    warnings = hierarchy.warnings;
+    nullity = hierarchy.coarse.nullity();
+    for (const std::string& warning : warnings) std::cerr << "amg_solve: warning: " << warning << "\n";
     t = hierarchy.timings;
     operator_complexity = hierarchy.operator_complexity();
     grid_complexity = hierarchy.grid_complexity();
@@ -244,7 +260,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
         build_and_solve([&](const auto& hierarchy) { setup = hierarchy.timings; });
     for (std::size_t j = 0; j < block.columns.size(); ++j)
       if (again.columns[j].iterations != block.columns[j].iterations ||
-          again.columns[j].relative_residual != block.columns[j].relative_residual)
+          !cli::same_bits(again.columns[j].relative_residual, block.columns[j].relative_residual))
         throw std::runtime_error("repeat " + std::to_string(run) +
                                  " gave a different result than the first run");
     repeats.setups.push_back(setup);
@@ -270,7 +286,14 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   }
   bool stalled = false;
   for (const SolveResult& column : block.columns) stalled = stalled || column.stalled;
-  if (stalled)
+  if (!block.all_converged() && nullity > 0)
+    std::printf(
+        "the coarsest matrix is singular (a null space of dimension %d): the part of b in A's "
+        "null space has no solution and no iteration reduces it, so b is probably not "
+        "consistent (for a pure-Neumann Laplacian: its entries must sum to 0); subtract that "
+        "part from b\n",
+        int(nullity));
+  else if (stalled)
     std::printf(
         "the iteration reached its own tolerance or %s's rounding, but the true relative "
         "residual stays at %.3e, above --tol %.3g: %s arithmetic cannot attain it for this "
@@ -310,7 +333,10 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
          << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"commit\":\""
-         << build_commit() << "\"}";
+         << build_commit() << "\",\"warnings\":[";
+    for (std::size_t i = 0; i < warnings.size(); ++i)
+      json << (i > 0 ? "," : "") << json_string(warnings[i]);
+    json << "]}";
     std::cout << json.str() << std::endl;
   }
   return block.all_converged() ? 0 : 3;
@@ -326,8 +352,10 @@ int run(const Options& options, Device device) {
   // matrix's memory at its peak (its levels, strength graphs and Galerkin
   // intermediates: 4.8-6.3 times on the model problems).
   std::int64_t rows = 0, nnz = 0;
+  bool symmetric_by_construction = true;  // the Poisson problems, a symmetric file
   if (!options.matrix.empty()) {
     const MatrixMarketInfo info = read_matrix_market_info(options.matrix);
+    symmetric_by_construction = info.symmetric;
     require(!info.coordinate || info.stored_entries >= info.rows,
             options.matrix + ": declares " + std::to_string(info.rows) + " rows but only " +
                 std::to_string(info.stored_entries) +
@@ -347,6 +375,19 @@ int run(const Options& options, Device device) {
                       (device == Device::cpu ? "the setup of " : "the matrix of ") + description);
   A = options.matrix.empty() ? poisson<T>(parse_stencil(options.problem), options.size)
                              : read_matrix_market<T>(options.matrix);
+  // CG on a nonsymmetric matrix runs to the iteration limit or diverges without
+  // saying why; the check is one pass over A and Aᵀ, less than reading the file.
+  if (options.solver == "cg" && !symmetric_by_construction)
+    if (const auto asymmetry = find_asymmetry(A)) {
+      std::ostringstream message;
+      message << options.matrix << ": the matrix is not symmetric: A(" << asymmetry->row + 1
+              << ", " << asymmetry->col + 1 << ") = " << asymmetry->value << " but A("
+              << asymmetry->col + 1 << ", " << asymmetry->row + 1
+              << ") = " << asymmetry->transposed
+              << " (1-based, as in the file); CG needs a symmetric positive definite matrix: "
+                 "use --solver vcycle for a nonsymmetric one";
+      throw InvalidInput(message.str());
+    }
   // The right-hand sides, row-major rows x k.
   index_t k = std::max<index_t>(options.rhs_count, 1);
   std::vector<T> b;

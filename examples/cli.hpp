@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -108,6 +109,9 @@ inline std::string json_number(double value) {
   std::snprintf(text, sizeof text, "%.17g", value);
   return text;
 }
+
+/// Bitwise equality: what a repeat must reproduce (NaN equals itself here).
+inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// The device that runs the work: auto is the GPU when one is usable; an
 /// explicit gpu without one is refused rather than silently run elsewhere.

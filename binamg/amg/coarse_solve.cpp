@@ -1,16 +1,18 @@
 #include "binamg/amg/coarse_solve.hpp"
 
 #include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
-#include "binamg/sparse/transpose.hpp"
+#include "binamg/sparse/symmetry.hpp"
 
 namespace binamg {
 namespace {
@@ -18,39 +20,43 @@ namespace {
 using DenseMatrix = Eigen::MatrixXd;
 using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
-template <typename T>
-bool is_symmetric(const CsrMatrix<T>& A) {
-  // Galerkin products of a symmetric A are symmetric only up to rounding, and an
-  // entry whose terms cancel keeps rounding of the size of its terms, not of
-  // itself; so A_ij and A_ji are compared a few hundred ulps wide relative to the
-  // entries and to √|a_ii a_jj|, the scale of the terms (the Cholesky factor sees
-  // only the lower triangle, so such a difference is not a different matrix).
-  // Row i of A and row i of Aᵀ (column i of A), both sorted, are merged: each
-  // pair is found in one pass (a search per entry cost more than the
-  // factorisation on a coarsest matrix of a few hundred rows of about 100
-  // entries; docs/experiments.md).
-  const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
-  const CsrMatrix<T> At = transpose(A);
-  std::vector<double> diagonal(A.rows, 0.0);
-  for (index_t i = 0; i < A.rows; ++i)
-    for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-      if (A.col_idx[k] == i) diagonal[i] = std::abs(double(A.values[k]));
-  for (index_t i = 0; i < A.rows; ++i) {
-    index_t k = A.row_ptr[i], t = At.row_ptr[i];
-    const index_t k_end = A.row_ptr[i + 1], t_end = At.row_ptr[i + 1];
-    while (k < k_end || t < t_end) {
-      // The next column of either row; the other side holds 0 there if it lacks it.
-      const index_t j = t == t_end || (k < k_end && A.col_idx[k] < At.col_idx[t])
-                            ? A.col_idx[k]
-                            : At.col_idx[t];
-      const double value = k < k_end && A.col_idx[k] == j ? double(A.values[k++]) : 0.0;
-      const double transposed = t < t_end && At.col_idx[t] == j ? double(At.values[t++]) : 0.0;
-      const double scale =
-          std::abs(value) + std::abs(transposed) + std::sqrt(diagonal[i] * diagonal[j]);
-      if (std::abs(value - transposed) > eps * scale) return false;
-    }
+// Rank is judged as LAPACK's and SciPy's pinv judge it: a pivot or eigenvalue
+// at or below n·ε times its scale is zero.
+double rank_tolerance(index_t n) { return n * std::numeric_limits<double>::epsilon(); }
+
+// Whether a Cholesky pivot L_ii² fell below √ε of its row's diagonal a_ii: a
+// row that nearly depends on the rows before it, worth the rank test below.
+// (Pivots of the coarse matrices of the model problems are above 0.2·a_ii.)
+bool has_small_pivot(const Eigen::LLT<DenseMatrix>& llt, const DenseMatrix& A) {
+  const double root_epsilon = std::sqrt(std::numeric_limits<double>::epsilon());
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    const double pivot = llt.matrixLLT()(i, i) * llt.matrixLLT()(i, i);
+    if (pivot <= root_epsilon * std::abs(A(i, i))) return true;
   }
-  return true;
+  return false;
+}
+
+// An orthonormal basis (n × d, column-major) of the null space of a symmetric
+// A, from LDLᵀ with diagonal pivoting (P A Pᵀ = L D Lᵀ, the largest diagonal
+// first): the pivots at or below n·ε·max|D| are zero, d of them, and the null
+// space is Pᵀ L⁻ᵀ [0; I_d]. Empty (d = 0) when A is nonsingular.
+DenseMatrix null_space_basis(const DenseMatrix& A) {
+  const Eigen::LDLT<DenseMatrix> ldlt(A);
+  const Eigen::VectorXd d = ldlt.vectorD().cwiseAbs();
+  const Eigen::Index n = A.rows();
+  const double cut = rank_tolerance(n) * d.maxCoeff();
+  Eigen::Index rank = n;
+  while (rank > 0 && d[rank - 1] <= cut) --rank;
+  // Pivoting puts the vanishing pivots last; one before a large one is not a rank drop.
+  for (Eigen::Index i = 0; i < rank; ++i)
+    if (d[i] <= cut) return DenseMatrix(n, 0);
+  if (rank == n) return DenseMatrix(n, 0);
+  DenseMatrix basis = DenseMatrix::Zero(n, n - rank);
+  basis.bottomRows(n - rank).setIdentity();
+  basis = ldlt.matrixU().solve(basis);              // L⁻ᵀ [0; I]
+  basis = ldlt.transpositionsP().transpose() * basis;  // Pᵀ ·
+  const Eigen::HouseholderQR<DenseMatrix> qr(basis);
+  return qr.householderQ() * DenseMatrix::Identity(n, n - rank);
 }
 
 }  // namespace
@@ -61,6 +67,11 @@ struct CoarseSolver<T>::Factorization {
                Eigen::SimplicialLDLT<SparseMatrix>, Eigen::SparseLU<SparseMatrix>>
       solver;
   const char* name = "none";
+  // A singular symmetric A: `solver` factors B = A + s·N Nᵀ (N an orthonormal
+  // basis of A's null space, s = max|a_ii|), which is nonsingular, and
+  // B⁻¹ − N Nᵀ/s = A⁺, the Moore–Penrose pseudo-inverse.
+  DenseMatrix null_basis;
+  double null_scale = 0;
 };
 
 template <typename T>
@@ -85,8 +96,9 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
               std::to_string(A.cols) + ")");
   factorization_.reset();
   rows_ = 0;
+  nullity_ = 0;
   auto result = std::make_unique<Factorization>();
-  const bool symmetric = is_symmetric(A);
+  const bool symmetric = !find_asymmetry(A).has_value();
   const index_t n = A.rows;
   const std::string singular = "coarse matrix (" + std::to_string(n) + " rows) is singular";
 
@@ -98,17 +110,42 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
     bool done = false;
     if (symmetric) {
       Eigen::LLT<DenseMatrix> llt(dense);
-      if (llt.info() == Eigen::Success) {
+      if (llt.info() == Eigen::Success && !has_small_pivot(llt, dense)) {
         result->solver = std::move(llt);
         result->name = "dense-llt";
         done = true;
+      } else {
+        // Semidefinite and singular (a pure-Neumann Laplacian), nearly so, or
+        // indefinite: a rank-revealing factorisation tells. A singular one is
+        // solved by its pseudo-inverse, as PyAMG's default coarse solve, so
+        // that a consistent right-hand side solves.
+        DenseMatrix basis = null_space_basis(dense);
+        if (basis.cols() > 0) {
+          const double scale = dense.diagonal().cwiseAbs().maxCoeff();
+          Eigen::LLT<DenseMatrix> shifted(dense + scale * basis * basis.transpose());
+          if (shifted.info() == Eigen::Success) {
+            result->solver = std::move(shifted);
+            result->name = "dense-pinv";
+            result->null_basis = std::move(basis);
+            result->null_scale = scale;
+            nullity_ = static_cast<index_t>(result->null_basis.cols());
+            done = true;
+          }
+        } else if (llt.info() == Eigen::Success) {  // small pivots, full rank
+          result->solver = std::move(llt);
+          result->name = "dense-llt";
+          done = true;
+        }
       }
     }
     if (!done) {
       Eigen::PartialPivLU<DenseMatrix> lu(dense);
-      // Partial pivoting reports no failure itself: a zero pivot means singular.
+      // Partial pivoting reports no failure itself: a pivot at rounding level of
+      // the largest means singular.
       const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
-      require(pivots.minCoeff() > 0 && std::isfinite(pivots.maxCoeff()), singular);
+      require(std::isfinite(pivots.maxCoeff()) &&
+                  pivots.minCoeff() > rank_tolerance(n) * pivots.maxCoeff(),
+              singular + " and not symmetric (a pseudo-inverse is formed for symmetric ones)");
       result->solver = std::move(lu);
       result->name = "dense-lu";
     }
@@ -124,7 +161,15 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
     if (symmetric) {
       auto& ldlt = result->solver.template emplace<Eigen::SimplicialLDLT<SparseMatrix>>();
       ldlt.compute(sparse);
-      if (ldlt.info() == Eigen::Success && (ldlt.vectorD().array() != 0).all()) {
+      if (ldlt.info() == Eigen::Success) {
+        const Eigen::VectorXd& d = ldlt.vectorD();
+        const Eigen::VectorXd scale = sparse.diagonal().cwiseAbs();
+        for (index_t i = 0; i < n; ++i)
+          require(std::abs(d[i]) > rank_tolerance(n) * scale[i],
+                  singular + " (its LDLᵀ pivot " + std::to_string(i) +
+                      " vanishes); a pseudo-inverse is formed only up to " +
+                      std::to_string(dense_limit) +
+                      " rows: coarsen further (lower max_coarse_rows, raise max_levels)");
         result->name = "sparse-ldlt";
         done = true;
       }
@@ -148,9 +193,12 @@ void CoarseSolver<T>::solve(const std::vector<T>& b, std::vector<T>& x) const {
               std::to_string(rows_));
   Eigen::VectorXd rhs(rows_);
   for (index_t i = 0; i < rows_; ++i) rhs[i] = b[i];
-  const Eigen::VectorXd solution =
+  Eigen::VectorXd solution =
       std::visit([&](const auto& solver) -> Eigen::VectorXd { return solver.solve(rhs); },
                  factorization_->solver);
+  const DenseMatrix& N = factorization_->null_basis;
+  if (N.cols() > 0)  // A⁺b = B⁻¹b − N Nᵀb / s
+    solution -= N * (N.transpose() * rhs) / factorization_->null_scale;
   x.resize(rows_);
   for (index_t i = 0; i < rows_; ++i) x[i] = static_cast<T>(solution[i]);
 }
@@ -184,6 +232,9 @@ typename CoarseSolver<T>::PackedFactors CoarseSolver<T>::packed_factors() const 
   if (const auto* llt = std::get_if<Eigen::LLT<DenseMatrix>>(&factorization_->solver)) {
     factors.packed = llt->matrixLLT().data();
     factors.cholesky = true;
+    factors.null_basis = factorization_->null_basis.data();
+    factors.nullity = nullity_;
+    factors.null_scale = factorization_->null_scale;
     factors.permutation.resize(rows_);
     for (index_t j = 0; j < rows_; ++j) factors.permutation[j] = j;
   } else if (const auto* lu = std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {

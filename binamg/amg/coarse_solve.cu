@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "binamg/amg/coarse_solve.hpp"
 #include "binamg/core/device_buffer.hpp"
@@ -162,6 +163,19 @@ __global__ void transpose_square(index_t n, const double* __restrict__ in,
   }
 }
 
+// inverse −= N·Nᵀ/scale on the row-major n × n inverse, N column-major n × d:
+// B⁻¹ becomes A⁺ for a singular A (CoarseSolver::PackedFactors). One thread per entry.
+template <typename T>
+__global__ void subtract_null_part(index_t n, index_t d, const double* __restrict__ basis,
+                                   double scale, T* __restrict__ inverse) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= std::int64_t(n) * n) return;
+  const index_t i = static_cast<index_t>(e / n), j = static_cast<index_t>(e % n);
+  double outer = 0;
+  for (index_t c = 0; c < d; ++c) outer = fma(basis[std::size_t(c) * n + i], basis[std::size_t(c) * n + j], outer);
+  inverse[e] = static_cast<T>(double(inverse[e]) - outer / scale);
+}
+
 bool ranges_overlap(const void* a, const void* b, std::size_t bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + bytes && y < x + bytes;
@@ -192,7 +206,7 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
               std::to_string(CoarseSolver<T>::dense_limit) +
               "; coarsen further (raise max_levels, lower max_coarse_rows) or use the CPU");
   CoarseSolver<T> host;
-  host.factor(A);  // validates, throws on a singular matrix
+  host.factor(A);  // validates; throws on a singular matrix it cannot pseudo-invert
   const typename CoarseSolver<T>::PackedFactors factors = host.packed_factors();
   const index_t n = factors.n;
   const std::size_t entries = std::size_t(n) * n;
@@ -222,10 +236,21 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
         n, packed.data(), upper_columns, !factors.cholesky, permutation.data(),
         state->inverse.data());
     BINAMG_CHECK_LAUNCH();
+    if (factors.nullity > 0) {  // A⁺ = B⁻¹ − N·Nᵀ/s
+      const std::size_t basis_entries = std::size_t(n) * factors.nullity;
+      DeviceBuffer<double> basis(basis_entries, stream, "coarse null space basis");
+      BINAMG_CUDA_CHECK(cudaMemcpyAsync(basis.data(), factors.null_basis,
+                                        sizeof(double) * basis_entries, cudaMemcpyHostToDevice,
+                                        stream));
+      subtract_null_part<T><<<blocks_for(std::int64_t(entries), 256), 256, 0, stream>>>(
+          n, factors.nullity, basis.data(), factors.null_scale, state->inverse.data());
+      BINAMG_CHECK_LAUNCH();
+    }
   }
   state->method = "dense-inverse(" + host.method() + ")";
   state_ = std::move(state);
   rows_ = A.rows;
+  nullity_ = host.nullity();
 }
 
 template <typename T>

@@ -14,9 +14,16 @@ namespace binamg {
 /// coarse system is small and an exact coarse solve keeps the cycle's
 /// convergence independent of the coarse conditioning). Up to
 /// `dense_limit` rows: dense Cholesky (LLT) when the matrix is symmetric and the
-/// factorisation succeeds, otherwise dense LU with partial pivoting. Above it:
-/// sparse SimplicialLDLT when symmetric (falling back to SparseLU if it fails),
-/// SparseLU otherwise.
+/// factorisation succeeds with no small pivot. A symmetric matrix that LDLᵀ with
+/// diagonal pivoting shows singular (d pivots at or below n·ε·max|D|: a
+/// pure-Neumann Laplacian) is solved by its pseudo-inverse A⁺, as PyAMG's default
+/// coarse solve, so that a consistent right-hand side solves: with N an
+/// orthonormal basis of the null space and s = max|a_ii|, B = A + s·NNᵀ is
+/// factored by LLT and A⁺ = B⁻¹ − NNᵀ/s ("dense-pinv"). Otherwise dense LU with
+/// partial pivoting.
+/// Above it: sparse SimplicialLDLT when symmetric (falling back to SparseLU if it
+/// fails), SparseLU otherwise. A singular matrix that is not symmetric, or above
+/// `dense_limit` rows, is refused.
 template <typename T>
 class CoarseSolver {
  public:
@@ -27,7 +34,8 @@ class CoarseSolver {
   CoarseSolver(CoarseSolver&&) noexcept;
   CoarseSolver& operator=(CoarseSolver&&) noexcept;
 
-  /// Throws InvalidInput if A is not square, has invalid entries or is singular.
+  /// Throws InvalidInput if A is not square, has invalid entries or is singular
+  /// and not symmetric or larger than dense_limit.
   void factor(const CsrMatrix<T>& A);
   /// x = A⁻¹ b (x resized). Throws if factor() has not succeeded or b has the wrong size.
   void solve(const std::vector<T>& b, std::vector<T>& x) const;
@@ -41,25 +49,33 @@ class CoarseSolver {
   /// upper triangle of `packed` is not part of the factor. For LU, L is the strict
   /// lower triangle with a unit diagonal (not stored) and U the upper triangle. P
   /// moves row j of A to row permutation[j] (the identity for LLT), so column j of
-  /// A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. `packed` stays valid until the solver is
-  /// refactored or destroyed. Throws unless the factorisation is dense.
+  /// A⁻¹ is U⁻¹L⁻¹e_{permutation[j]}. For "dense-pinv" the factor is B's and
+  /// A⁺ = B⁻¹ − N·Nᵀ/null_scale, N = `null_basis` (column-major n × nullity).
+  /// The pointers stay valid until the solver is refactored or destroyed.
+  /// Throws unless the factorisation is dense.
   struct PackedFactors {
     index_t n = 0;
     const double* packed = nullptr;
     bool cholesky = false;
     std::vector<index_t> permutation;
+    const double* null_basis = nullptr;
+    index_t nullity = 0;
+    double null_scale = 0;
   };
   PackedFactors packed_factors() const;
 
   bool factored() const { return static_cast<bool>(factorization_); }
   index_t rows() const { return rows_; }
-  /// "dense-llt", "dense-lu", "sparse-ldlt", "sparse-lu", or "none".
+  /// The dimension of A's null space (0 unless the method is "dense-pinv").
+  index_t nullity() const { return nullity_; }
+  /// "dense-llt", "dense-lu", "dense-pinv", "sparse-ldlt", "sparse-lu", or "none".
   std::string method() const;
 
  private:
   struct Factorization;
   std::unique_ptr<Factorization> factorization_;
   index_t rows_ = 0;
+  index_t nullity_ = 0;
 };
 
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
@@ -90,6 +106,8 @@ class DeviceCoarseSolver {
   /// 32-bit indices.
   void solve(const T* B, index_t k, T* X, cudaStream_t stream = nullptr) const;
   index_t rows() const { return rows_; }
+  /// The dimension of A's null space (CoarseSolver::nullity).
+  index_t nullity() const { return nullity_; }
   /// "dense-inverse(<method of the host factorisation>)" or "none".
   std::string method() const;
 
@@ -97,6 +115,7 @@ class DeviceCoarseSolver {
   struct State;
   std::unique_ptr<State> state_;
   index_t rows_ = 0;
+  index_t nullity_ = 0;
 };
 
 }  // namespace binamg

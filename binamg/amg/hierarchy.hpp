@@ -45,6 +45,9 @@ class HierarchyOf {
   Coarse coarse;
   SetupTimings timings;
   AmgParameters parameters;
+  /// What the setup noticed that may cost the solve (coarsening that stalled or
+  /// stopped above max_coarse_rows, a singular coarsest matrix), one sentence each.
+  std::vector<std::string> warnings;
   mutable Workspace workspace;
 
   index_t num_levels() const { return static_cast<index_t>(levels.size()) + 1; }
@@ -84,8 +87,10 @@ class Hierarchy : public HierarchyOf<Level<T>, CsrMatrix<T>, CoarseSolver<T>, Cy
 /// → Galerkin, level after level, then factors the coarsest matrix. Coarsening
 /// stops when a level has at most max_coarse_rows rows, at max_levels, or when
 /// aggregation stalls (more than 90% of the rows would remain: another level
-/// would cost a full smoother sweep and buy almost no coarsening).
-/// Throws InvalidInput unless A is valid, square and has a nonzero diagonal.
+/// would cost a full smoother sweep and buy almost no coarsening); the last two
+/// leave a warning. Throws InvalidInput unless A is valid, square and has a
+/// diagonal entry in every row that can be divided by, or if the coarsest
+/// matrix has more than max_direct_rows rows (naming the parameter to change).
 template <typename T>
 Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& parameters = {});
 

@@ -38,6 +38,9 @@ void validate(const AmgParameters& p) {
           "AmgParameters: strength_threshold must be finite and >= 0");
   require(p.max_coarse_rows >= 1, "AmgParameters: max_coarse_rows must be >= 1");
   require(p.max_levels >= 1, "AmgParameters: max_levels must be >= 1");
+  require(p.max_direct_rows >= p.max_coarse_rows,
+          "AmgParameters: max_direct_rows (" + std::to_string(p.max_direct_rows) +
+              ") must be >= max_coarse_rows (" + std::to_string(p.max_coarse_rows) + ")");
   require(std::isfinite(p.prolongator_weight) && p.prolongator_weight >= 0,
           "AmgParameters: prolongator_weight must be finite and >= 0");
   require(std::isfinite(p.jacobi_weight) && p.jacobi_weight > 0,

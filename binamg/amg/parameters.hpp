@@ -37,6 +37,11 @@ struct AmgParameters {
   GalerkinOrdering ordering = GalerkinOrdering::ptap_right;
   index_t max_coarse_rows = 300;  // stop coarsening at or below this many rows
   int max_levels = 25;            // levels including the coarsest
+  // The largest coarsest matrix factored directly. Coarsening that stalls far
+  // above max_coarse_rows would otherwise factor a fine matrix (a 3D grid of
+  // 64,000 rows: 52 s) without a word; the setup is refused instead. The GPU's
+  // dense coarse solve stops at 4000 rows (CoarseSolver::dense_limit) anyway.
+  index_t max_direct_rows = 10000;
   double prolongator_weight = 4.0 / 3.0;  // ω = this / ρ(D⁻¹A)
   double jacobi_weight = 4.0 / 3.0;       // smoother weight = this / ρ(D⁻¹A)
   int presweeps = 1, postsweeps = 1;      // V(ν1, ν2)

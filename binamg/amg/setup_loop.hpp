@@ -19,6 +19,7 @@
 //   Clock clock()                                   .lap(total) adds the time since the
 //                                                   last lap, the device's work included
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -30,6 +31,21 @@ namespace binamg::setup_detail {
 /// Aggregation that keeps more than this fraction of the rows has stalled:
 /// another level would cost a full smoother sweep and buy almost no coarsening.
 constexpr double kStalledCoarseningRatio = 0.9;
+
+/// Why aggregation of level `level` stalled, with the parameter that may help.
+inline std::string stall_reason(std::size_t level, index_t rows, index_t aggregates,
+                                index_t strong_entries, const AmgParameters& parameters) {
+  std::string reason = "coarsening stalled at level " + std::to_string(level) + " (" +
+                       std::to_string(aggregates) + " aggregates of " + std::to_string(rows) +
+                       " rows";
+  if (parameters.strength_threshold > 0) {
+    char threshold[32];
+    std::snprintf(threshold, sizeof threshold, "%g", parameters.strength_threshold);
+    reason += "; the strength threshold " + std::string(threshold) + " keeps " +
+              std::to_string(strong_entries) + " strong connections: lower it to coarsen further";
+  }
+  return reason + ")";
+}
 
 /// Builds h's levels from A with `steps` (see above): strength → aggregation
 /// → tentative → smoothed P → R = Pᵀ → Galerkin, level after level, until a
@@ -49,14 +65,21 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   // Each level's diagonal is extracted and inverted (and so checked) once:
   // the ρ estimate and the prolongator divide by it, the smoother keeps the inverse.
   auto diagonal = steps.diagonal(current, "build_hierarchy: A");
-  while (current.rows > parameters.max_coarse_rows &&
-         static_cast<int>(h.levels.size()) + 1 < parameters.max_levels) {
+  std::string stopped;  // why coarsening ended above max_coarse_rows, if it did
+  while (current.rows > parameters.max_coarse_rows) {
+    if (static_cast<int>(h.levels.size()) + 1 >= parameters.max_levels) {
+      stopped = "coarsening stopped at max_levels = " + std::to_string(parameters.max_levels);
+      break;
+    }
     auto clock = steps.clock();
     const Matrix S = steps.strength(current, parameters.strength_threshold);
     clock.lap(h.timings.strength_ms);
     const auto aggregates = steps.aggregate(S, parameters.aggregation);
     clock.lap(h.timings.aggregation_ms);
-    if (aggregates.count > kStalledCoarseningRatio * current.rows) break;
+    if (aggregates.count > kStalledCoarseningRatio * current.rows) {
+      stopped = stall_reason(h.levels.size(), current.rows, aggregates.count, S.nnz(), parameters);
+      break;
+    }
     const Matrix tentative = steps.tentative(aggregates);
     clock.lap(h.timings.tentative_ms);
 
@@ -84,10 +107,27 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     current = std::move(coarser);
     diagonal = std::move(coarser_diagonal);
   }
+  if (!stopped.empty()) {
+    const std::string what = stopped + ", leaving " + std::to_string(current.rows) +
+                             " rows on the coarsest level, above max_coarse_rows = " +
+                             std::to_string(parameters.max_coarse_rows);
+    require(current.rows <= parameters.max_direct_rows,
+            "build_hierarchy: " + what + " and above max_direct_rows = " +
+                std::to_string(parameters.max_direct_rows) +
+                ", the largest matrix factored directly (raise max_direct_rows to factor it "
+                "anyway)");
+    h.warnings.push_back(what + "; it is factored directly");
+  }
   auto clock = steps.clock();
   steps.factor(h.coarse, current);
   h.coarse_matrix = std::move(current);
   clock.lap(h.timings.coarse_factor_ms);
+  if (h.coarse.nullity() > 0)
+    h.warnings.push_back(
+        "the coarsest matrix is singular (a null space of dimension " +
+        std::to_string(h.coarse.nullity()) +
+        ", solved by its pseudo-inverse): A x = b has a solution only when b is orthogonal "
+        "to A's null space (for a pure-Neumann Laplacian: when the entries of b sum to 0)");
 }
 
 /// The cycle's scratch for k right-hand sides: per level, rows × k entries of

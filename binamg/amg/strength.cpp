@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "binamg/amg/strength_test.hpp"
 #include "binamg/sparse/add.hpp"
 #include "binamg/sparse/transpose.hpp"
 
@@ -15,13 +16,10 @@ CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta) {
                                 " x " + std::to_string(A.cols) + ")");
   require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
   const std::vector<T> diag = diagonal(A);
-  // The test is done in double so float and double matrices with the same
-  // values give the same graph.
   auto is_strong = [&](index_t row, index_t k) {
     const index_t col = A.col_idx[k];
-    const double value = A.values[k];
-    if (col == row || value == 0) return false;
-    return std::abs(value) >= theta * std::sqrt(std::abs(double(diag[row]) * double(diag[col])));
+    return col != row &&
+           amg_detail::strong_connection(A.values[k], diag[row], diag[col], theta);
   };
 
   CsrMatrix<T> S = zero_matrix<T>(A.rows, A.cols);

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "binamg/amg/strength.hpp"
+#include "binamg/amg/strength_test.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/scan.hpp"
 #include "binamg/sparse/transpose.hpp"
@@ -14,11 +15,10 @@ namespace {
 
 constexpr int strength_threads = 256;
 
-// The test in double, exactly as the CPU version makes it.
+// The CPU's test (strength_test.hpp), entry for entry.
 template <typename T>
 __device__ bool is_strong(index_t row, index_t col, T value, const T* diag, double theta) {
-  if (col == row || value == T(0)) return false;
-  return fabs(double(value)) >= theta * sqrt(fabs(double(diag[row]) * double(diag[col])));
+  return col != row && amg_detail::strong_connection(value, diag[row], diag[col], theta);
 }
 
 // A group of L lanes per row of A (spmv/row_split.cuh; coarse levels have

@@ -5,11 +5,7 @@
 // hash is a bijection on 32-bit integers: distinct inputs never tie.
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define BINAMG_HOST_DEVICE __host__ __device__
-#else
-#define BINAMG_HOST_DEVICE
-#endif
+#include "binamg/core/host_device.hpp"
 
 namespace binamg {
 

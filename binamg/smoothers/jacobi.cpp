@@ -1,8 +1,10 @@
 #include "binamg/smoothers/jacobi.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "binamg/sparse/csr.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 
@@ -58,10 +60,11 @@ template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
   std::vector<T> inverse = diagonal(A);
   for (index_t row = 0; row < A.rows; ++row) {
-    if (inverse[row] == T(0))
-      throw InvalidInput("inverse_diagonal: row " + std::to_string(row) +
-                         " has a zero or missing diagonal");
-    inverse[row] = T(1) / inverse[row];
+    const T value = inverse[row];
+    inverse[row] = T(1) / value;
+    if (!std::isfinite(inverse[row]))
+      throw InvalidInput("inverse_diagonal: row " + std::to_string(row) + " " +
+                         unusable_diagonal_reason(value));
   }
   return inverse;
 }

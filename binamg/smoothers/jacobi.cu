@@ -3,7 +3,9 @@
 #include <string>
 
 #include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/sparse/csr.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/row_stream.cuh"
 
@@ -75,8 +77,9 @@ template <typename T>
 __global__ void invert_diagonal(index_t rows, const T* diag, T* inverse, index_t* first_bad) {
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  if (diag[row] == T(0)) atomicMin(first_bad, row);
-  else inverse[row] = T(1) / diag[row];
+  const T inverse_value = T(1) / diag[row];
+  inverse[row] = inverse_value;
+  if (!isfinite(inverse_value)) atomicMin(first_bad, row);  // a zero or subnormal diagonal
 }
 
 }  // namespace
@@ -169,9 +172,12 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t strea
     BINAMG_CHECK_LAUNCH();
   }
   const index_t bad = to_host(first_bad)[0];
-  if (bad != INT_MAX)
-    throw InvalidInput("inverse_diagonal: row " + std::to_string(bad) +
-                       " has a zero or missing diagonal");
+  if (bad != INT_MAX) {
+    T value{};
+    read_back(&value, diag.data() + bad, sizeof(T), stream);
+    throw InvalidInput("inverse_diagonal: row " + std::to_string(bad) + " " +
+                       unusable_diagonal_reason(value));
+  }
   return inverse;
 }
 

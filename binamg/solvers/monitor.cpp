@@ -1,6 +1,7 @@
 #include "binamg/solvers/monitor.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "binamg/core/error.hpp"
 
@@ -45,8 +46,11 @@ void SolveMonitor::step(double residual_norm) {
 void SolveMonitor::require_positive(double value, const char* what, int iteration) const {
   const std::string at = " at iteration " + std::to_string(iteration) + where();
   require(std::isfinite(value), solver_ + ": " + what + " is not finite" + at);
-  require(value > 0, solver_ + ": breakdown, " + what + " = " + std::to_string(value) + " <= 0" +
-                         at + " (the matrix or the V-cycle is not positive definite)");
+  char shown[32];
+  std::snprintf(shown, sizeof shown, "%.3e", value);
+  require(value > 0, solver_ + ": breakdown, " + what + " = " + shown + " <= 0" + at +
+                         ": the matrix or the V-cycle is not positive definite, or the matrix "
+                         "is singular and b is not consistent with its null space");
 }
 
 SolveResult SolveMonitor::finish(double true_residual_norm, double solve_ms) const {

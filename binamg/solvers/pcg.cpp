@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/spmm.hpp"
@@ -52,9 +53,14 @@ BlockSolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector
   const std::size_t rows = A.rows;
   // Per column, the scalars of pcg() for that column alone, in the same precision.
   std::vector<T> alpha(k, T(0)), beta(k, T(0));
-  std::vector<double> b_norm(k);
-  const std::vector<T> bb = column_dots(b, b, k);
-  for (index_t j = 0; j < k; ++j) b_norm[j] = norm_of(bb[j]);
+  const std::vector<double> b_norm = column_norms(b, k);
+  const std::vector<int> exponents = solver_detail::rhs_exponents<T>(b_norm);
+  if (solver_detail::any_rescaled(exponents))
+    return solver_detail::solve_rescaled<BlockSolveResult>(
+        exponents,
+        [&](const std::vector<int>& down) { return scaled_copy(b, k, down); },
+        [&](const std::vector<int>& by) { scale_columns(x, k, by); },
+        [&](const std::vector<T>& scaled_b) { return pcg(h, scaled_b, x, k, options); });
   std::vector<SolveMonitor> monitor =
       column_monitors("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   const auto any_active = [&] {
@@ -111,12 +117,12 @@ BlockSolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector
   }
 
   residual(A, x, b, k, r);
-  const std::vector<T> rr = column_dots(r, r, k);
+  const std::vector<double> true_norm = column_norms(r, k);
   BlockSolveResult result;
   result.solve_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (index_t j = 0; j < k; ++j)
-    result.columns.push_back(monitor[j].finish(norm_of(rr[j]), result.solve_ms));
+    result.columns.push_back(monitor[j].finish(true_norm[j], result.solve_ms));
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "binamg/core/read_back.hpp"
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
@@ -30,6 +31,14 @@ void copy(const DeviceBuffer<T>& from, DeviceBuffer<T>& to, cudaStream_t stream)
                                     cudaMemcpyDeviceToDevice, stream));
 }
 
+// x times 2^by[j] per column, finished on return (a rescaled solve's x).
+template <typename T>
+void scale_in_place(DeviceBuffer<T>& x, index_t k, const std::vector<int>& by,
+                    cudaStream_t stream) {
+  scale_columns(x, k, by, stream);
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -51,7 +60,14 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveMonitor monitor("pcg", options, norm2(b, stream), std::numeric_limits<T>::epsilon());
+  const double b_norm = norm2(b, stream);
+  const std::vector<int> exponents = solver_detail::rhs_exponents<T>({b_norm});
+  if (solver_detail::any_rescaled(exponents))
+    return solver_detail::solve_rescaled<SolveResult>(
+        exponents, [&](const std::vector<int>& down) { return scaled_copy(b, 1, down, stream); },
+        [&](const std::vector<int>& by) { scale_in_place(x, 1, by, stream); },
+        [&](const DeviceBuffer<T>& scaled_b) { return pcg(h, scaled_b, x, options); });
+  SolveMonitor monitor("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   if (monitor.zero_rhs()) {  // x = 0 solves it exactly
     BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -64,6 +80,8 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
   DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
   CgScalars<T>* const s = device_scalars.data();
+  // Every read-back takes all the scalars, some not yet formed: zeroed, not uninitialized.
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(s, 0, sizeof(CgScalars<T>), stream));
   CgScalars<T> host{};
   auto read_scalars = [&] {  // the one synchronisation of an iteration
     host = read_back(s, stream);
@@ -115,6 +133,13 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   cudaStream_t stream = h.stream;
   const index_t n = A.rows;
   const std::size_t entries = std::size_t(n) * k;
+  const std::vector<double> b_norm = column_norms(b, k, stream);
+  const std::vector<int> exponents = solver_detail::rhs_exponents<T>(b_norm);
+  if (solver_detail::any_rescaled(exponents))
+    return solver_detail::solve_rescaled<BlockSolveResult>(
+        exponents, [&](const std::vector<int>& down) { return scaled_copy(b, k, down, stream); },
+        [&](const std::vector<int>& by) { scale_in_place(x, k, by, stream); },
+        [&](const DeviceBuffer<T>& scaled_b) { return pcg(h, scaled_b, x, k, options); });
 
   // Every buffer of the iteration is allocated here, none inside the loop. The
   // per-column scalars sit in one device array read back at once: pq, rr, then
@@ -126,6 +151,8 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   DeviceCycleWorkspace<T> work = cycle_workspace(h, k);
   DeviceBuffer<T>& scratch = work.column_partials;
   DeviceBuffer<T> device_scalars(std::size_t(4) * k, stream, "block pcg scalars");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(device_scalars.data(), 0, sizeof(T) * device_scalars.size(),
+                                    stream));  // read back whole before all are formed
   T* const pq = device_scalars.data();
   T* const rr = pq + k;
   T* const rz[2] = {pq + 2 * k, pq + 3 * k};
@@ -146,10 +173,6 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
                                       cudaMemcpyHostToDevice, stream));
   };
 
-  std::vector<double> b_norm(k);
-  column_dots(b, b, k, rr, scratch, stream);
-  read_scalars();
-  for (index_t j = 0; j < k; ++j) b_norm[j] = norm_of(host_scalar(rr, j));
   std::vector<SolveMonitor> monitor =
       column_monitors("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   if (std::find(b_norm.begin(), b_norm.end(), 0.0) != b_norm.end()) {
@@ -212,12 +235,11 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
     }
   }
   residual(A, x.data(), b.data(), k, r.data(), stream);
-  column_dots(r, r, k, rr, scratch, stream);
-  read_scalars();
+  const std::vector<double> true_norm = column_norms(r, k, stream);
   BlockSolveResult result;
   result.solve_ms = milliseconds_since(start);
   for (index_t j = 0; j < k; ++j)
-    result.columns.push_back(monitor[j].finish(norm_of(host_scalar(rr, j)), result.solve_ms));
+    result.columns.push_back(monitor[j].finish(true_norm[j], result.solve_ms));
   return result;
 }
 

@@ -2,6 +2,7 @@
 #include "binamg/solvers/vcycle.hpp"
 
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/rhs_scaling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 
 namespace binamg {
@@ -101,7 +103,15 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
   validate_solve_inputs(h, b, x, options, "vcycle_solve");
   const auto start = std::chrono::steady_clock::now();
   const CsrMatrix<T>& A = h.matrix(0);
-  SolveMonitor monitor("vcycle_solve", options, norm2(b), std::numeric_limits<T>::epsilon());
+  const double b_norm = norm2(b);
+  const std::vector<int> exponents = solver_detail::rhs_exponents<T>({b_norm});
+  if (solver_detail::any_rescaled(exponents))
+    return solver_detail::solve_rescaled<SolveResult>(
+        exponents,
+        [&](const std::vector<int>& down) { return scaled_copy(b, 1, down); },
+        [&](const std::vector<int>& by) { scale_columns(x, 1, by); },
+        [&](const std::vector<T>& scaled_b) { return vcycle_solve(h, scaled_b, x, options); });
+  SolveMonitor monitor("vcycle_solve", options, b_norm, std::numeric_limits<T>::epsilon());
   std::vector<T> r;
   const double residual_norm = iterate_cycles(
       monitor, [&] { vcycle(h, b, x); },

@@ -10,6 +10,7 @@
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/block_row_split.cuh"
@@ -246,8 +247,18 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
   const auto start = std::chrono::steady_clock::now();
   const DeviceCsr<T>& A = h.matrix(0);
   cudaStream_t stream = h.stream;
-  SolveMonitor monitor("vcycle_solve", options, norm2(b, stream),
-                       std::numeric_limits<T>::epsilon());
+  const double b_norm = norm2(b, stream);
+  const std::vector<int> exponents = solver_detail::rhs_exponents<T>({b_norm});
+  if (solver_detail::any_rescaled(exponents))
+    return solver_detail::solve_rescaled<SolveResult>(
+        exponents,
+        [&](const std::vector<int>& down) { return scaled_copy(b, 1, down, stream); },
+        [&](const std::vector<int>& by) {
+          scale_columns(x, 1, by, stream);
+          BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+        },
+        [&](const DeviceBuffer<T>& scaled_b) { return vcycle_solve(h, scaled_b, x, options); });
+  SolveMonitor monitor("vcycle_solve", options, b_norm, std::numeric_limits<T>::epsilon());
   // Allocated once: a cycle and its residual norm allocate nothing.
   DeviceBuffer<T> r(A.rows, stream, "vcycle_solve residual");
   DeviceBuffer<T> scratch(reduction_scratch_size(A.rows) + 1, stream, "vcycle_solve norm");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 namespace binamg {
 
@@ -87,8 +89,19 @@ void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string&
               std::to_string(matrix.cols) + ")");
   const std::vector<T> diag = diagonal(matrix);
   for (index_t row = 0; row < matrix.rows; ++row)
-    require(diag[row] != T(0),
-            what + ": row " + std::to_string(row) + " has a zero or missing diagonal entry");
+    require(std::isfinite(T(1) / diag[row]),
+            what + ": row " + std::to_string(row) + " " + unusable_diagonal_reason(diag[row]));
+}
+
+template <typename T>
+std::string unusable_diagonal_reason(T value) {
+  if (value == T(0)) return "has a zero or missing diagonal entry";
+  std::ostringstream reason;
+  reason << "has the diagonal entry " << std::setprecision(3) << double(value)
+         << ", whose reciprocal overflows " << (sizeof(T) == 4 ? "float" : "double")
+         << " (Jacobi and the prolongator smoothing divide by it): scale the matrix and the "
+            "right-hand side by a power of two";
+  return reason.str();
 }
 
 template <typename T>
@@ -135,6 +148,7 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
   template CsrMatrix<T> identity_matrix<T>(index_t);                               \
   template void validate<T>(const CsrMatrix<T>&, const std::string&);              \
   template void require_square_with_diagonal<T>(const CsrMatrix<T>&, const std::string&); \
+  template std::string unusable_diagonal_reason<T>(T);                                     \
   template std::vector<T> diagonal<T>(const CsrMatrix<T>&);                        \
   template double max_relative_difference<T>(const CsrMatrix<T>&, const CsrMatrix<T>&,   \
                                              const std::string&, const CsrMatrix<double>*);

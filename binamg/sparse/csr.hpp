@@ -43,10 +43,16 @@ CsrMatrix<T> identity_matrix(index_t n);
 template <typename T>
 void validate(const CsrMatrix<T>& matrix, const std::string& what);
 
-/// Throws InvalidInput unless the matrix is square, non-empty and has a
-/// nonzero diagonal entry in every row (what AMG and Jacobi need).
+/// Throws InvalidInput unless the matrix is square, non-empty and has in every
+/// row a diagonal entry whose reciprocal is finite (what AMG and Jacobi need).
 template <typename T>
 void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string& what);
+
+/// Why a diagonal entry cannot be divided by ("has a zero or missing diagonal
+/// entry", or the value and that its reciprocal overflows T), for messages that
+/// start with the row.
+template <typename T>
+std::string unusable_diagonal_reason(T value);
 
 /// The diagonal as a dense vector (zero where a row has no diagonal entry).
 template <typename T>

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "binamg/core/hash.hpp"  // BINAMG_HOST_DEVICE
+#include "binamg/core/host_device.hpp"
 #include "binamg/core/types.hpp"
 
 namespace binamg {

@@ -1,12 +1,17 @@
 // GPU column-wise operations on row-major blocks for the block CG.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/column_partials.cuh"
 #include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/safe_norms.hpp"
 
 namespace binamg {
 namespace {
@@ -71,6 +76,31 @@ __global__ void column_dot_partials(index_t n, index_t k, int lanes, const T* X,
     for (std::int64_t i = walk.first_row; i < n; i += walk.row_stride)
       sum += X[i * k + walk.column] * Y[i * k + walk.column];
   store_block_partial(sum, lanes, k, partial);
+}
+
+// Bits of |x| ordered as unsigned integers: for non-negative floating-point
+// values (NaN included, above ∞) the integer order is the value order, so an
+// atomic max on them is exact and independent of the order of arrival.
+template <typename T>
+using BitsOf = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned int>;
+
+__device__ inline unsigned long long abs_bits(double x) {
+  return static_cast<unsigned long long>(__double_as_longlong(fabs(x)));
+}
+__device__ inline unsigned int abs_bits(float x) { return __float_as_uint(fabsf(x)); }
+
+template <typename T>
+__global__ void column_max_abs_kernel(std::int64_t entries, index_t k, const T* X,
+                                      BitsOf<T>* largest) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < entries) atomicMax(&largest[e % k], abs_bits(X[e]));
+}
+
+template <typename T>
+__global__ void scale_columns_kernel(std::int64_t entries, index_t k, const int* exponents,
+                                     T* X) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e < entries) X[e] = scalbn(X[e], exponents[e % k]);
 }
 
 // α or β of column c, in the precision of the host-side iteration.
@@ -179,6 +209,66 @@ void column_dots(const DeviceBuffer<T>& X, const DeviceBuffer<T>& Y, index_t k, 
 }
 
 template <typename T>
+std::vector<T> column_max_abs(const DeviceBuffer<T>& X, index_t k, cudaStream_t stream) {
+  rows_of(X, k, "column_max_abs");
+  DeviceBuffer<BitsOf<T>> bits(k, stream, "column_max_abs result");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(bits.data(), 0, sizeof(BitsOf<T>) * k, stream));
+  const std::int64_t entries = static_cast<std::int64_t>(X.size());
+  if (entries > 0) {
+    column_max_abs_kernel<<<blocks_for(entries, block_threads), block_threads, 0, stream>>>(
+        entries, k, X.data(), bits.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  std::vector<BitsOf<T>> host_bits(k);
+  read_back(host_bits.data(), bits.data(), sizeof(BitsOf<T>) * k, stream);
+  std::vector<T> largest(k);
+  for (index_t j = 0; j < k; ++j) std::memcpy(&largest[j], &host_bits[j], sizeof(T));
+  return largest;
+}
+
+template <typename T>
+void scale_columns(DeviceBuffer<T>& X, index_t k, const std::vector<int>& exponents,
+                   cudaStream_t stream) {
+  rows_of(X, k, "scale_columns");
+  require(exponents.size() == std::size_t(k), "scale_columns: exponents must have k entries");
+  const std::int64_t entries = static_cast<std::int64_t>(X.size());
+  if (entries == 0) return;
+  DeviceBuffer<int> device_exponents = to_device(exponents, stream);
+  scale_columns_kernel<<<blocks_for(entries, block_threads), block_threads, 0, stream>>>(
+      entries, k, device_exponents.data(), X.data());
+  BINAMG_CHECK_LAUNCH();
+  // `exponents` is pageable host memory: the upload has completed when
+  // cudaMemcpyAsync returns, and the buffer is freed in stream order.
+}
+
+template <typename T>
+DeviceBuffer<T> scaled_copy(const DeviceBuffer<T>& X, index_t k, const std::vector<int>& exponents,
+                            cudaStream_t stream) {
+  DeviceBuffer<T> scaled(X.size(), stream, "scaled copy");
+  if (X.size() > 0)
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(scaled.data(), X.data(), sizeof(T) * X.size(),
+                                      cudaMemcpyDeviceToDevice, stream));
+  scale_columns(scaled, k, exponents, stream);
+  return scaled;
+}
+
+template <typename T>
+std::vector<double> column_norms(const DeviceBuffer<T>& X, index_t k, cudaStream_t stream) {
+  const index_t n = rows_of(X, k, "column_norms");
+  DeviceBuffer<T> scratch(block_reduction_scratch_size(n, k) + k, stream, "column_norms scratch");
+  T* const result = scratch.data() + scratch.size() - k;
+  auto dots = [&](const DeviceBuffer<T>& Y) {
+    column_dots(Y, Y, k, result, scratch, stream);
+    std::vector<T> host(k);
+    read_back(host.data(), result, sizeof(T) * k, stream);
+    return host;
+  };
+  return vector_detail::column_norms_with<T>(
+      k, [&] { return dots(X); }, [&] { return column_max_abs(X, k, stream); },
+      [&](const std::vector<int>& exponents) { return dots(scaled_copy(X, k, exponents, stream)); });
+}
+
+template <typename T>
 void block_cg_residual_update(const int* active, const T* rz, const T* pq,
                               const DeviceBuffer<T>& Q, DeviceBuffer<T>& R, T* rr, index_t k,
                               DeviceBuffer<T>& scratch, cudaStream_t stream) {
@@ -210,6 +300,12 @@ void block_cg_step(const int* stepped, const T* rz, const T* pq, const DeviceBuf
 #define BINAMG_INSTANTIATE(T)                                                                   \
   template void column_dots<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, index_t, T*,     \
                                DeviceBuffer<T>&, cudaStream_t);                                 \
+  template std::vector<double> column_norms<T>(const DeviceBuffer<T>&, index_t, cudaStream_t);  \
+  template std::vector<T> column_max_abs<T>(const DeviceBuffer<T>&, index_t, cudaStream_t);     \
+  template void scale_columns<T>(DeviceBuffer<T>&, index_t, const std::vector<int>&,            \
+                                 cudaStream_t);                                                 \
+  template DeviceBuffer<T> scaled_copy<T>(const DeviceBuffer<T>&, index_t,                      \
+                                          const std::vector<int>&, cudaStream_t);               \
   template void block_cg_residual_update<T>(const int*, const T*, const T*,                     \
                                             const DeviceBuffer<T>&, DeviceBuffer<T>&, T*,       \
                                             index_t, DeviceBuffer<T>&, cudaStream_t);           \

@@ -15,6 +15,25 @@ namespace binamg {
 template <typename T>
 std::vector<T> column_dots(const std::vector<T>& X, const std::vector<T>& Y, index_t k);
 
+/// Per column j: ‖X(:, j)‖₂, without overflow or underflow (as BLAS nrm2): the
+/// root of column_dots(X, X) where that sum of squares is in range (its bits),
+/// otherwise the column rescaled by a power of two. NaN if the column holds one.
+template <typename T>
+std::vector<double> column_norms(const std::vector<T>& X, index_t k);
+
+/// Per column j: max_i |X(i, j)|; NaN if the column holds one.
+template <typename T>
+std::vector<T> column_max_abs(const std::vector<T>& X, index_t k);
+
+/// X(:, j) *= 2^exponents[j] for every column: exact unless an entry leaves the
+/// range of T.
+template <typename T>
+void scale_columns(std::vector<T>& X, index_t k, const std::vector<int>& exponents);
+
+/// A copy of X with column j times 2^exponents[j].
+template <typename T>
+std::vector<T> scaled_copy(const std::vector<T>& X, index_t k, const std::vector<int>& exponents);
+
 /// Y(:, j) += alpha[j]·X(:, j) for every column.
 template <typename T>
 void column_axpy(const std::vector<T>& alpha, const std::vector<T>& X, std::vector<T>& Y,
@@ -39,6 +58,21 @@ std::size_t block_reduction_scratch_size(index_t n, index_t k);
 template <typename T>
 void column_dots(const DeviceBuffer<T>& X, const DeviceBuffer<T>& Y, index_t k, T* result,
                  DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
+
+/// column_norms, column_max_abs, scale_columns and scaled_copy on the GPU (synchronize `stream`
+/// where they return host values). The in-range norms are the roots of the device
+/// column_dots.
+template <typename T>
+std::vector<double> column_norms(const DeviceBuffer<T>& X, index_t k,
+                                 cudaStream_t stream = nullptr);
+template <typename T>
+std::vector<T> column_max_abs(const DeviceBuffer<T>& X, index_t k, cudaStream_t stream = nullptr);
+template <typename T>
+void scale_columns(DeviceBuffer<T>& X, index_t k, const std::vector<int>& exponents,
+                   cudaStream_t stream = nullptr);
+template <typename T>
+DeviceBuffer<T> scaled_copy(const DeviceBuffer<T>& X, index_t k,
+                            const std::vector<int>& exponents, cudaStream_t stream = nullptr);
 
 /// The block CG's residual step: for each active column j, with
 /// alpha = T(double(rz[j]) / double(pq[j])), R(:, j) −= alpha·Q(:, j); then

@@ -15,7 +15,7 @@ T dot(const std::vector<T>& x, const std::vector<T>& y) {
 
 template <typename T>
 T norm2(const std::vector<T>& x) {
-  return std::sqrt(dot(x, x));
+  return static_cast<T>(column_norms(x, 1)[0]);
 }
 
 template <typename T>

@@ -4,6 +4,8 @@
 
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/safe_norms.hpp"
 #include "binamg/vector/vector_ops.hpp"
 
 namespace binamg {
@@ -146,7 +148,13 @@ void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, Devic
 
 template <typename T>
 T norm2(const DeviceBuffer<T>& x, cudaStream_t stream) {
-  return std::sqrt(dot(x, x, stream));
+  return static_cast<T>(vector_detail::column_norms_with<T>(
+      1, [&] { return std::vector<T>{dot(x, x, stream)}; },
+      [&] { return column_max_abs(x, 1, stream); },
+      [&](const std::vector<int>& exponent) {
+        const DeviceBuffer<T> scaled = scaled_copy(x, 1, exponent, stream);
+        return std::vector<T>{dot(scaled, scaled, stream)};
+      })[0]);
 }
 
 template <typename T>

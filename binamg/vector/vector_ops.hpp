@@ -15,6 +15,9 @@ constexpr index_t reduction_block = 4096;
 template <typename T>
 T dot(const std::vector<T>& x, const std::vector<T>& y);
 
+/// ‖x‖₂ without overflow or underflow (as BLAS nrm2): √dot(x, x) where that sum
+/// of squares is in range (its bits), otherwise x rescaled by a power of two
+/// first. NaN if x holds one.
 template <typename T>
 T norm2(const std::vector<T>& x);
 
@@ -37,6 +40,7 @@ bool all_finite(const std::vector<T>& x);
 template <typename T>
 T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
 
+/// ‖x‖₂ as the host's norm2 computes it (rescaled where √dot is out of range).
 template <typename T>
 T norm2(const DeviceBuffer<T>& x, cudaStream_t stream = nullptr);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "binamg/amg/coarse_solve.hpp"
 #include "binamg/problems/poisson.hpp"
@@ -12,6 +13,7 @@
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/vector_ops.hpp"
+#include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -129,14 +131,74 @@ TYPED_TEST(CoarseSolve, LargeSystemUsesSparseFactorisation) {
   EXPECT_LT(relative_residual(A, x, b), bound);
 }
 
+// A singular symmetric matrix is solved by its pseudo-inverse (PyAMG's coarse
+// solve): a consistent b gets the solution orthogonal to the null space, and b
+// in the null space gets x = 0.
+TYPED_TEST(CoarseSolve, SingularSymmetricMatrixGetsItsPseudoInverse) {
+  using T = TypeParam;
+  const auto A = testing::neumann_laplacian<T>(12);
+  CoarseSolver<T> solver;
+  solver.factor(A);
+  EXPECT_EQ(solver.method(), "dense-pinv");
+  EXPECT_EQ(solver.nullity(), 1);
+  // b = A·y is consistent; A⁺b is y less its mean.
+  const auto y = testing::random_vector<T>(A.rows, 4);
+  std::vector<T> b, x;
+  spmv(A, y, b);
+  solver.solve(b, x);
+  double mean_y = 0, sum_x = 0;
+  for (index_t i = 0; i < A.rows; ++i) {
+    mean_y += double(y[i]) / A.rows;
+    sum_x += double(x[i]);
+  }
+  const double allowed = std::is_same_v<T, float> ? 1e-4 : 1e-11;
+  for (index_t i = 0; i < A.rows; ++i) EXPECT_NEAR(x[i], y[i] - mean_y, allowed) << i;
+  EXPECT_NEAR(sum_x, 0.0, allowed * A.rows);
+  solver.solve(std::vector<T>(A.rows, T(1)), x);  // the null space itself
+  for (index_t i = 0; i < A.rows; ++i) EXPECT_NEAR(x[i], 0.0, allowed) << i;
+
+  // An explicit zero on the diagonal of the identity: e_1 spans the null space.
+  CsrMatrix<T> singular = identity_matrix<T>(3);
+  singular.values[1] = T(0);
+  solver.factor(singular);
+  EXPECT_EQ(solver.nullity(), 1);
+  solver.solve(std::vector<T>{T(2), T(5), T(3)}, x);
+  EXPECT_NEAR(x[0], 2.0, allowed);
+  EXPECT_NEAR(x[1], 0.0, allowed);
+  EXPECT_NEAR(x[2], 3.0, allowed);
+}
+
+// Small pivots alone are not singularity: a nonsingular matrix with a tiny but
+// representable eigenvalue keeps an ordinary factorisation.
+TYPED_TEST(CoarseSolve, NearlySingularMatrixIsNotTakenForSingular) {
+  using T = TypeParam;
+  CsrMatrix<T> A = testing::neumann_laplacian<T>(8);
+  A.values[0] += T(1e-3);  // grounds the Laplacian at one node: λ_min ≈ 1e-5
+  CoarseSolver<T> solver;
+  solver.factor(A);
+  EXPECT_EQ(solver.method(), "dense-llt");
+  EXPECT_EQ(solver.nullity(), 0);
+}
+
 TYPED_TEST(CoarseSolve, RejectsSingularAndBadInput) {
   using T = TypeParam;
   CoarseSolver<T> solver;
   std::vector<T> x;
   EXPECT_THROW(solver.solve(std::vector<T>(3, T(1)), x), InvalidInput);  // not factored
-  CsrMatrix<T> singular = identity_matrix<T>(3);
-  singular.values[1] = T(0);  // an explicit zero on the diagonal
-  EXPECT_THROW(solver.factor(singular), InvalidInput);
+  // Singular and not symmetric: [[1, 2], [3, 6]].
+  CsrMatrix<T> rank_one = zero_matrix<T>(2, 2);
+  rank_one.row_ptr = {0, 2, 4};
+  rank_one.col_idx = {0, 1, 0, 1};
+  rank_one.values = {T(1), T(2), T(3), T(6)};
+  EXPECT_THROW(solver.factor(rank_one), InvalidInput);
+  // Singular and above the dense limit: no pseudo-inverse, and the message says what to do.
+  try {
+    solver.factor(testing::neumann_laplacian<T>(70));
+    ADD_FAILURE() << "a singular matrix of 4900 rows was factored";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("coarsen further"), std::string::npos)
+        << error.what();
+  }
   EXPECT_THROW(solver.factor(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1)), InvalidInput);
   solver.factor(identity_matrix<T>(3));
   EXPECT_THROW(solver.solve(std::vector<T>(4, T(1)), x), InvalidInput);

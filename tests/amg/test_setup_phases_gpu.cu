@@ -3,6 +3,8 @@
 // aggregates and T, and ρ to rounding.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/spectral_radius.hpp"
 #include "binamg/amg/strength.hpp"
@@ -43,6 +45,19 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
   for (const auto& A : test_matrices<T>())
     for (double theta : {0.0, 0.1, 0.3})
       testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+// Scaled far from 1 (the diagonal products overflow or underflow double), the
+// graph is still the CPU's (strength_test.hpp is one test for both).
+TYPED_TEST(AmgGpuSetup, StrengthGraphOfAScaledMatrixEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const int exponent = std::is_same_v<T, float> ? 60 : 540;
+  for (const int e : {-exponent, exponent}) {
+    CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_9, 30);
+    for (T& value : A.values) value = std::ldexp(value, e);
+    testing::expect_same_matrix(strength(A, 0.3), to_host(strength(to_device(A), 0.3)));
+  }
 }
 
 // A nonsymmetric pattern takes the transpose-and-union path (symmetric ones skip it).

@@ -88,6 +88,23 @@ TYPED_TEST(Strength, GraphIsSymmetrisedForNonsymmetricInput) {
     }
 }
 
+// The test compares |a_ij| with θ·√|a_ii·a_jj|: a matrix scaled far from 1 (the
+// diagonal product overflowing or underflowing double) has the same graph.
+TYPED_TEST(Strength, GraphDoesNotDependOnTheMatrixScale) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_9, 12);
+  const double theta = 0.3;
+  const auto S = strength(A, theta);
+  const int exponent = std::is_same_v<T, float> ? 60 : 540;  // 1e±18 or 1e±162
+  for (const int e : {-exponent, exponent}) {
+    CsrMatrix<T> scaled = A;
+    for (T& value : scaled.values) value = std::ldexp(value, e);
+    const auto scaled_S = strength(scaled, theta);
+    EXPECT_EQ(scaled_S.row_ptr, S.row_ptr) << e;
+    EXPECT_EQ(scaled_S.col_idx, S.col_idx) << e;
+  }
+}
+
 TYPED_TEST(Strength, RejectsNonSquareAndBadThreshold) {
   using T = TypeParam;
   const auto rectangular = testing::random_matrix<T>({5, 7, 2, 0, 0, false}, 3);

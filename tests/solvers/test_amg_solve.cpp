@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <cstdio>
 
 #include "binamg/amg/hierarchy.hpp"
@@ -11,6 +13,7 @@
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "support/random_matrix.hpp"
 
@@ -134,6 +137,49 @@ TYPED_TEST(AmgSolve, ToleranceBelowWhatThePrecisionAttainsIsNotConverged) {
   }
 }
 
+// b far from unit scale (double: 1e±211, float: 1e±24, where CG's squared norms
+// overflow or underflow) is solved as b itself: scaling by a power of two is
+// exact, so iterations, residual history and x (times the same power) agree bit
+// for bit, for pcg, the block pcg (each column alone) and vcycle_solve.
+TYPED_TEST(AmgSolve, RightHandSideFarFromUnitScaleSolvesBitwiseAsAtUnitScale) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson2d_5, 40);
+  const auto h = build_hierarchy(A);
+  const auto b = poisson_rhs<T>(A.rows);
+  const SolveOptions options{std::is_same_v<T, float> ? 1e-4 : 1e-9, 200};
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult reference = pcg(h, b, x, options);
+  std::vector<T> x_vcycle(A.rows, T(0));
+  const SolveResult vcycle_reference = vcycle_solve(h, b, x_vcycle, options);
+  ASSERT_TRUE(reference.converged && vcycle_reference.converged);
+  const int exponent = std::is_same_v<T, float> ? 80 : 700;
+  for (const int e : {-exponent, exponent}) {
+    const std::vector<T> scaled_b = scaled_copy(b, 1, {e});
+    std::vector<T> scaled_x(A.rows, T(0));
+    const SolveResult result = pcg(h, scaled_b, scaled_x, options);
+    EXPECT_TRUE(result.converged) << e;
+    EXPECT_EQ(result.residual_history, reference.residual_history) << e;
+    EXPECT_EQ(result.relative_residual, reference.relative_residual) << e;
+    EXPECT_EQ(scaled_x, scaled_copy(x, 1, {e})) << e;
+
+    std::fill(scaled_x.begin(), scaled_x.end(), T(0));
+    const SolveResult cycles = vcycle_solve(h, scaled_b, scaled_x, options);
+    EXPECT_EQ(cycles.residual_history, vcycle_reference.residual_history) << e;
+    EXPECT_EQ(scaled_x, scaled_copy(x_vcycle, 1, {e})) << e;
+
+    // Two columns, one scaled and one not: each is its own one-column solve.
+    std::vector<T> B(2 * std::size_t(A.rows)), X(B.size(), T(0));
+    for (index_t i = 0; i < A.rows; ++i) {
+      B[2 * i] = scaled_b[i];
+      B[2 * i + 1] = b[i];
+    }
+    const BlockSolveResult block = pcg(h, B, X, 2, options);
+    for (int j = 0; j < 2; ++j)
+      EXPECT_EQ(block.columns[j].residual_history, reference.residual_history) << e << " " << j;
+    for (index_t i = 0; i < A.rows; ++i) EXPECT_EQ(X[2 * i], std::ldexp(x[i], e)) << i;
+  }
+}
+
 TYPED_TEST(AmgSolve, VcycleSolveConverges) {
   using T = TypeParam;
   const auto A = poisson<T>(Stencil::poisson3d_7, 12);
@@ -198,6 +244,52 @@ TYPED_TEST(AmgSolve, HierarchyStopsAtCoarseSizeWithModestComplexity) {
   p.max_levels = 1;  // no coarsening: the coarse solver takes the whole matrix
   const auto direct = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 10), p);
   EXPECT_EQ(direct.num_levels(), 1);
+}
+
+// Coarsening that ends above max_coarse_rows says why in `warnings`; above
+// max_direct_rows the setup is refused, naming the parameters.
+TYPED_TEST(AmgSolve, StalledCoarseningWarnsAndHugeDirectSolvesAreRefused) {
+  using T = TypeParam;
+  const auto A = poisson<T>(Stencil::poisson3d_7, 12);  // 1728 rows
+  AmgParameters p;
+  p.strength_threshold = 0.5;  // above every off-diagonal's 1/6: nothing is strong
+  const auto stalled = build_hierarchy(A, p);
+  EXPECT_EQ(stalled.num_levels(), 1);
+  ASSERT_EQ(stalled.warnings.size(), 1u);
+  EXPECT_NE(stalled.warnings[0].find("coarsening stalled at level 0"), std::string::npos)
+      << stalled.warnings[0];
+  EXPECT_NE(stalled.warnings[0].find("strength threshold 0.5"), std::string::npos)
+      << stalled.warnings[0];
+  p.max_direct_rows = 1000;
+  try {
+    build_hierarchy(A, p);
+    ADD_FAILURE() << "a stalled hierarchy factored 1728 rows above max_direct_rows = 1000";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("max_direct_rows = 1000"), std::string::npos)
+        << error.what();
+  }
+  AmgParameters shallow;
+  shallow.max_levels = 2;
+  shallow.max_coarse_rows = 10;
+  const auto two_levels = build_hierarchy(A, shallow);
+  ASSERT_EQ(two_levels.warnings.size(), 1u);
+  EXPECT_NE(two_levels.warnings[0].find("max_levels = 2"), std::string::npos);
+  EXPECT_TRUE(build_hierarchy(A).warnings.empty());
+}
+
+// A diagonal whose reciprocal overflows (a subnormal one) is named at the setup
+// instead of surfacing as a non-finite coarse matrix.
+TYPED_TEST(AmgSolve, DiagonalWhoseReciprocalOverflowsIsRejected) {
+  using T = TypeParam;
+  auto A = poisson<T>(Stencil::poisson2d_5, 6);
+  for (T& value : A.values) value *= std::numeric_limits<T>::denorm_min() * T(4);
+  try {
+    build_hierarchy(A);
+    ADD_FAILURE() << "a matrix of subnormal entries was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("reciprocal overflows"), std::string::npos)
+        << error.what();
+  }
 }
 
 TYPED_TEST(AmgSolve, RejectsBadInput) {

@@ -7,13 +7,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 #include "support/gpu.hpp"
+#include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -135,6 +138,113 @@ TYPED_TEST(AmgGpuSolve, ZeroDiagonalIsRejectedWithItsRow) {
     EXPECT_NE(std::string(error.what()).find("row 5"), std::string::npos) << error.what();
   }
   EXPECT_THROW(build_hierarchy(to_device(A)), InvalidInput);
+}
+
+// A diagonal whose reciprocal overflows is named as on the CPU.
+TYPED_TEST(AmgGpuSolve, SubnormalDiagonalIsRejectedWithItsRow) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 8);
+  for (index_t k = A.row_ptr[5]; k < A.row_ptr[6]; ++k)
+    if (A.col_idx[k] == 5) A.values[k] = std::numeric_limits<T>::denorm_min();
+  try {
+    build_hierarchy(to_device(A));
+    FAIL() << "a subnormal diagonal was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("row 5 has the diagonal entry"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("reciprocal overflows"), std::string::npos)
+        << error.what();
+  }
+}
+
+// The setup loop is shared: the GPU's warnings are the CPU's, word for word.
+TYPED_TEST(AmgGpuSolve, SetupWarningsAreTheCpus) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 12);
+  AmgParameters stalled;
+  stalled.strength_threshold = 0.5;
+  stalled.max_direct_rows = 4000;
+  AmgParameters shallow;
+  shallow.max_levels = 2;
+  shallow.max_coarse_rows = 10;
+  for (const AmgParameters& parameters : {stalled, shallow}) {
+    const auto cpu = build_hierarchy(A, parameters).warnings;
+    EXPECT_EQ(cpu.size(), 1u);
+    EXPECT_EQ(build_hierarchy(to_device(A), parameters).warnings, cpu);
+  }
+}
+
+// A singular coarsest matrix gets its pseudo-inverse on the GPU too: a
+// consistent b (entries summing to 0) solves, as on the CPU.
+TYPED_TEST(AmgGpuSolve, SingularSystemWithConsistentRightHandSideSolves) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = testing::neumann_laplacian<T>(30);  // 900 rows
+  AmgParameters direct;
+  direct.max_levels = 1;
+  std::vector<T> b(A.rows);
+  for (index_t i = 0; i < A.rows; ++i) b[i] = T(i % 2 == 0 ? 1 : -1);
+  const SolveOptions options{std::is_same_v<T, float> ? 1e-4 : 1e-10, 50};
+  for (const AmgParameters& parameters : {direct, AmgParameters{}}) {
+    const Hierarchy<T> cpu = build_hierarchy(A, parameters);
+    const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+    EXPECT_EQ(gpu.coarse.nullity(), cpu.coarse.nullity());
+    EXPECT_EQ(gpu.warnings, cpu.warnings);
+    std::vector<T> x(A.rows, T(0));
+    const SolveResult expected = pcg(cpu, b, x, options);
+    DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+    const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
+    EXPECT_TRUE(expected.converged);
+    EXPECT_TRUE(actual.converged);
+    EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
+  }
+  EXPECT_EQ(build_hierarchy(to_device(A), direct).coarse.nullity(), 1);
+}
+
+// b far from unit scale solves bit for bit as at unit scale (x scaled by the
+// same power of two), for the vector pcg, the block pcg and vcycle_solve.
+TYPED_TEST(AmgGpuSolve, RightHandSideFarFromUnitScaleSolvesBitwiseAsAtUnitScale) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 40);
+  const DeviceHierarchy<T> h = build_hierarchy(to_device(A));
+  const std::vector<T> b = poisson_rhs<T>(A.rows);
+  const SolveOptions options{std::is_same_v<T, float> ? 1e-4 : 1e-9, 200};
+  auto zeros = [&](std::size_t count) { return to_device(std::vector<T>(count, T(0))); };
+  DeviceBuffer<T> x = zeros(A.rows), x_cycles = zeros(A.rows);
+  const SolveResult reference = pcg(h, to_device(b), x, options);
+  const SolveResult cycles_reference = vcycle_solve(h, to_device(b), x_cycles, options);
+  ASSERT_TRUE(reference.converged && cycles_reference.converged);
+  const std::vector<T> host_x = to_host(x), host_x_cycles = to_host(x_cycles);
+  const int exponent = std::is_same_v<T, float> ? 80 : 700;
+  for (const int e : {-exponent, exponent}) {
+    const std::vector<T> scaled_b = scaled_copy(b, 1, {e});
+    DeviceBuffer<T> scaled_x = zeros(A.rows);
+    const SolveResult result = pcg(h, to_device(scaled_b), scaled_x, options);
+    EXPECT_TRUE(result.converged) << e;
+    EXPECT_EQ(result.residual_history, reference.residual_history) << e;
+    EXPECT_EQ(to_host(scaled_x), scaled_copy(host_x, 1, {e})) << e;
+    DeviceBuffer<T> scaled_x_cycles = zeros(A.rows);
+    const SolveResult cycles = vcycle_solve(h, to_device(scaled_b), scaled_x_cycles, options);
+    EXPECT_EQ(cycles.residual_history, cycles_reference.residual_history) << e;
+    EXPECT_EQ(to_host(scaled_x_cycles), scaled_copy(host_x_cycles, 1, {e})) << e;
+
+    // Two columns, one scaled: each column's history is the block's unscaled one.
+    std::vector<T> B(2 * std::size_t(A.rows));
+    for (index_t i = 0; i < A.rows; ++i) {
+      B[2 * i] = scaled_b[i];
+      B[2 * i + 1] = b[i];
+    }
+    DeviceBuffer<T> X = zeros(B.size());
+    const BlockSolveResult block = pcg(h, to_device(B), X, 2, options);
+    EXPECT_TRUE(block.all_converged()) << e;
+    EXPECT_EQ(block.columns[0].residual_history, block.columns[1].residual_history) << e;
+    const std::vector<T> host_X = to_host(X);
+    for (index_t i = 0; i < A.rows; ++i)
+      ASSERT_EQ(host_X[2 * i], std::ldexp(host_X[2 * i + 1], e)) << e << " row " << i;
+  }
 }
 
 TYPED_TEST(AmgGpuSolve, VcycleMatchesTheCpu) {

@@ -7,12 +7,23 @@
 #include <limits>
 #include <vector>
 
+#include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
 namespace {
+
+// Two columns: a subnormal and a huge entry among ordinary ones, and negatives.
+template <typename T>
+std::vector<T> x_with_extremes() {
+  std::vector<T> x = testing::random_vector<T>(64, 62);
+  x[10] = std::numeric_limits<T>::denorm_min();
+  x[11] = -std::numeric_limits<T>::max();
+  x[20] = T(-7.5);
+  return x;
+}
 
 template <typename T>
 class VectorOpsGpu : public ::testing::Test {};
@@ -83,6 +94,38 @@ TYPED_TEST(VectorOpsGpu, DeviceDotIsTheHostDotBitwise) {
     dot(x, y, result.data(), scratch);
     EXPECT_EQ(to_host(result)[0], dot(x, y)) << "n=" << n;
   }
+}
+
+// Out of range the norms are rescued as on the host (the same scaled vector and
+// the same dot, so the same bits for the vector norm); column norms agree to
+// the device reduction's rounding.
+TYPED_TEST(VectorOpsGpu, NormsNeitherOverflowNorUnderflowAndMatchTheHost) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const bool is_float = std::is_same_v<T, float>;
+  const auto values = testing::random_vector<T>(30011, 61);
+  for (const int e : is_float ? std::vector<int>{-100, -60, 0, 60, 120}
+                              : std::vector<int>{-1060, -700, 0, 700, 1010}) {
+    const std::vector<T> x = scaled_copy(values, 1, {e});
+    const DeviceBuffer<T> device_x = to_device(x);
+    EXPECT_EQ(norm2(device_x), norm2(x)) << e;
+    const index_t k = 3;  // columns: x, 2^8·x, 0
+    std::vector<T> X(x.size() * k, T(0));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      X[i * k] = x[i];
+      X[i * k + 1] = std::ldexp(x[i], 8);
+    }
+    const std::vector<double> host = column_norms(X, k);
+    const std::vector<double> device = column_norms(to_device(X), k);
+    for (index_t j = 0; j < 2; ++j)
+      EXPECT_NEAR(device[j] / host[j], 1.0, is_float ? 1e-5 : 1e-13) << e << " column " << j;
+    EXPECT_EQ(device[2], 0.0);
+  }
+  std::vector<T> with_nan(100, T(1));
+  with_nan[3] = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(norm2(to_device(with_nan))));
+  EXPECT_TRUE(std::isnan(column_norms(to_device(with_nan), 1)[0]));
+  EXPECT_EQ(column_max_abs(to_device(x_with_extremes<T>()), 2), column_max_abs(x_with_extremes<T>(), 2));
 }
 
 TYPED_TEST(VectorOpsGpu, CgUpdateIsTwoAxpysAndADotBitwise) {
