@@ -14,6 +14,6 @@ find "$build/tests" -maxdepth 1 -name 'test_*' -type f -executable -exec cp {} d
 find "$build/bench" -maxdepth 1 -name 'bench_*' -type f -executable -exec cp {} devbin/bench/ \;
 cp "$build/amg_solve" "$build/compare_ordering" devbin/
 strip devbin/tests/* devbin/bench/* devbin/amg_solve devbin/compare_ordering
-cp scripts/gpu_check.sh devbin/
+cp scripts/gpu_check.sh scripts/gpu_sanitize.sh devbin/
 tar cf - devbin "$@" | xz -9e --lzma2=dict=192MiB -T2 > devpack/devbin.tar.xz
 ls -l devpack/devbin.tar.xz
