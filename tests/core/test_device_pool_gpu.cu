@@ -1,13 +1,20 @@
 // Running out of GPU memory is a clear OutOfMemory error that names what was
 // asked for and what the device has free, and the pool still serves afterwards.
+// (A Poisson problem larger than an H200 needs more than 2^31 entries in some
+// product, which is refused earlier as too large for 32-bit indices.)
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
+#include "binamg/amg/hierarchy.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/problems/poisson.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/sparse/device_csr.hpp"
 #include "support/gpu.hpp"
 
 namespace binamg {
@@ -30,6 +37,35 @@ TEST(DevicePoolGpu, AllocationLargerThanTheCardIsOutOfMemory) {
   DeviceBuffer<double> after(1 << 20, nullptr, "an ordinary buffer");  // the pool still serves
   EXPECT_EQ(cudaMemsetAsync(after.data(), 0, sizeof(double) * after.size()), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// A whole problem larger than what the card has left (the rest held by a
+// ballast buffer): the setup or the solve stops with OutOfMemory naming the
+// buffer it could not get, never a CUDA error string; once the ballast is gone
+// the same problem solves.
+TEST(DevicePoolGpu, ProblemLargerThanTheCardLeftIsOutOfMemory) {
+  BINAMG_REQUIRE_GPU();
+  const CsrMatrix<double> A = poisson<double>(Stencil::poisson3d_7, 96);  // 885k rows
+  const std::vector<double> b = poisson_rhs<double>(A.rows);
+  auto solve = [&] {
+    const DeviceHierarchy<double> h = build_hierarchy(to_device(A));
+    DeviceBuffer<double> x = to_device(std::vector<double>(A.rows, 0.0));
+    return pcg(h, to_device(b), x, SolveOptions{1e-8, 100});
+  };
+  {
+    std::size_t free = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    const std::size_t left = std::size_t(128) << 20;  // A takes 77 MB of it, the setup more
+    DeviceBuffer<unsigned char> ballast(free - left, nullptr, "ballast");
+    try {
+      solve();
+      FAIL() << "solved with " << left << " bytes of the card left";
+    } catch (const OutOfMemory& error) {
+      EXPECT_NE(std::string(error.what()).find("GPU out of memory: "), std::string::npos)
+          << error.what();
+    }
+  }
+  EXPECT_TRUE(solve().converged);
 }
 
 }  // namespace
