@@ -8,7 +8,8 @@
 # timed out. CUDA API errors are not reported: every call is checked in the code,
 # so one fails its test, and the out-of-memory tests make them on purpose.
 # Exit status 1 if any run reported an error or failed.
-# Usage: [TOOLS="memcheck ..."] [SHARDS=N] [JOBS=N] [LIMIT=S] scripts/gpu_sanitize.sh BUILD_DIR OUT_DIR
+# NAMES (a find -name pattern, default test_*_gpu) picks the binaries.
+# Usage: [TOOLS="memcheck ..."] [NAMES=GLOB] [SHARDS=N] [JOBS=N] [LIMIT=S] scripts/gpu_sanitize.sh BUILD_DIR OUT_DIR
 set -uo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
@@ -37,7 +38,7 @@ run_one() {
 }
 export -f run_one
 for tool in $tools; do
-  for test in $(find "$build/tests" -maxdepth 1 -name 'test_*_gpu' -type f -executable | sort); do
+  for test in $(find "$build/tests" -maxdepth 1 -name "${NAMES:-test_*_gpu}" -type f -executable | sort); do
     for ((shard = 0; shard < shards; ++shard)); do echo "$tool $test $shard $shards"; done
   done
 done | OUT=$out xargs -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$OUT"' _ |

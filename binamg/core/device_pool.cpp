@@ -1,5 +1,6 @@
 #include "binamg/core/device_pool.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -25,11 +26,23 @@ cudaMemPool_t current_pool() {
   return pool;
 }
 
+std::atomic<std::size_t> limit_bytes{0};
+
 }  // namespace
+
+void set_pool_limit(std::size_t bytes) { limit_bytes = bytes; }
+std::size_t pool_limit() { return limit_bytes; }
 
 void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* what) {
   if (bytes == 0) return nullptr;
   cudaMemPool_t pool = current_pool();
+  if (const std::size_t limit = limit_bytes; limit > 0) {
+    const std::size_t used = pool_bytes_in_use();
+    if (used + bytes > limit)
+      throw OutOfMemory(std::string("GPU out of memory: ") + what + " needs " +
+                        format_bytes(bytes) + ", " + format_bytes(limit > used ? limit - used : 0) +
+                        " of the pool's limit of " + format_bytes(limit) + " are free");
+  }
   void* pointer = nullptr;
   cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool, stream);
   if (status == cudaErrorMemoryAllocation) {

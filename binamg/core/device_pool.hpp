@@ -26,4 +26,11 @@ std::size_t pool_peak_extra_bytes(const std::function<void()>& work);
 /// Returns the memory the pool keeps to the driver (after a synchronize).
 void pool_trim();
 
+/// Caps the bytes the pool's live allocations may hold (0, the default: no cap
+/// but the card's): an allocation that would pass it throws OutOfMemory as a
+/// full card does. For a GPU shared with other work, and for tests of running
+/// out of memory that must not take the card from other processes.
+void set_pool_limit(std::size_t bytes);
+std::size_t pool_limit();
+
 }  // namespace binamg

@@ -110,11 +110,11 @@ TYPED_TEST(VectorOpsGpu, NormsNeitherOverflowNorUnderflowAndMatchTheHost) {
     const DeviceBuffer<T> device_x = to_device(x);
     EXPECT_NEAR(double(norm2(device_x)) / double(norm2(x)), 1.0, is_float ? 1e-5 : 1e-13) << e;
     if (e == 0) EXPECT_EQ(norm2(device_x), std::sqrt(dot(device_x, device_x)));
-    const index_t k = 3;  // columns: x, 2^8·x, 0
+    const index_t k = 3;  // columns: x, 2^-8·x, 0
     std::vector<T> X(x.size() * k, T(0));
     for (std::size_t i = 0; i < x.size(); ++i) {
       X[i * k] = x[i];
-      X[i * k + 1] = std::ldexp(x[i], 8);
+      X[i * k + 1] = std::ldexp(x[i], -8);
     }
     const std::vector<double> host = column_norms(X, k);
     const std::vector<double> device = column_norms(to_device(X), k);

@@ -185,6 +185,7 @@ __global__ void __launch_bounds__(Block, sizeof(Key) == 4 ? 2048 / Block : 1)
       sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
     }
   }
+  __syncwarp();  // the values are read below by other lanes (racecheck)
   sub_warp_sort_keys<kShortItems, Width, Key>(sorted, lane);
   // Keys and values in sorted order: a run of equal columns is then a range
   // of consecutive slots, its values read without going through its keys.
