@@ -63,9 +63,12 @@ std::vector<T> run_row_split_off_alignment(const CsrMatrix<T>& A, const std::vec
   std::vector<T> shifted_x(X.size() + 1, T(0));
   std::copy(X.begin(), X.end(), shifted_x.begin() + 1);
   const DeviceBuffer<T> dX = to_device(shifted_x);
-  DeviceBuffer<T> dY(std::size_t(A.rows) * k + 1);
+  // Y's slot before the output starts zeroed (initcheck: all of dY is downloaded)
+  // and must stay so: nothing is written before Y.
+  DeviceBuffer<T> dY = to_device(std::vector<T>(std::size_t(A.rows) * k + 1, T(0)));
   spmm(dA, dX.data() + 1, k, dY.data() + 1, SpmmAlgorithm::row_split);
   const auto shifted_y = to_host(dY);
+  EXPECT_EQ(shifted_y[0], T(0));
   return std::vector<T>(shifted_y.begin() + 1, shifted_y.end());
 }
 
