@@ -56,9 +56,9 @@ Result solve_rescaled(const std::vector<int>& exponents, ScaledB&& scaled_b, Sca
   scale_x(down);
   Result result = solve(b);
   scale_x(exponents);
-  set_solve_ms(result, std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count());
+  set_solve_ms(
+      result,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
 

@@ -10,8 +10,8 @@ namespace binamg {
 
 template <typename T>
 std::optional<Asymmetry> find_asymmetry(const CsrMatrix<T>& A, double tolerance) {
-  require(A.rows == A.cols, "find_asymmetry: the matrix is not square (" +
-                                std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
+  require(A.rows == A.cols, "find_asymmetry: the matrix is not square (" + std::to_string(A.rows) +
+                                " x " + std::to_string(A.cols) + ")");
   // Row i of A and row i of Aᵀ (column i of A), both sorted, are merged: each
   // pair is found in one pass (a search per entry cost more than the coarse
   // factorisation on a coarsest matrix of a few hundred rows of about 100
@@ -26,14 +26,13 @@ std::optional<Asymmetry> find_asymmetry(const CsrMatrix<T>& A, double tolerance)
     const index_t k_end = A.row_ptr[i + 1], t_end = At.row_ptr[i + 1];
     while (k < k_end || t < t_end) {
       // The next column of either row; the other side holds 0 there if it lacks it.
-      const index_t j = t == t_end || (k < k_end && A.col_idx[k] < At.col_idx[t])
-                            ? A.col_idx[k]
-                            : At.col_idx[t];
+      const index_t j =
+          t == t_end || (k < k_end && A.col_idx[k] < At.col_idx[t]) ? A.col_idx[k] : At.col_idx[t];
       const double value = k < k_end && A.col_idx[k] == j ? double(A.values[k++]) : 0.0;
       const double transposed = t < t_end && At.col_idx[t] == j ? double(At.values[t++]) : 0.0;
       // √|a_ii|·√|a_jj|: the product itself may overflow.
-      const double scale = std::abs(value) + std::abs(transposed) +
-                           std::sqrt(diagonal[i]) * std::sqrt(diagonal[j]);
+      const double scale =
+          std::abs(value) + std::abs(transposed) + std::sqrt(diagonal[i]) * std::sqrt(diagonal[j]);
       if (std::abs(value - transposed) > tolerance * scale)
         return Asymmetry{i, j, value, transposed};
     }

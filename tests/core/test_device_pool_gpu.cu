@@ -3,9 +3,8 @@
 // (A Poisson problem larger than an H200 needs more than 2^31 entries in some
 // product, refused earlier as too large for 32-bit indices; a pool limit stands
 // in for a smaller card.)
-#include <gtest/gtest.h>
-
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -33,7 +32,8 @@ TEST(DevicePoolGpu, AllocationLargerThanTheCardIsOutOfMemory) {
   } catch (const OutOfMemory& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find("GPU out of memory: a buffer larger than the card needs"),
-              std::string::npos) << message;
+              std::string::npos)
+        << message;
     EXPECT_NE(message.find("are free"), std::string::npos) << message;
   }
   DeviceBuffer<double> after(1 << 20, nullptr, "an ordinary buffer");  // the pool still serves

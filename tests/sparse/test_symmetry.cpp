@@ -39,8 +39,7 @@ TYPED_TEST(Symmetry, NamesTheFirstUnequalPair) {
   // A stored entry with no mirror at all is a difference too.
   const auto R = testing::random_matrix<T>({30, 30, 3, 0, 0, false}, 4);
   EXPECT_TRUE(find_asymmetry(R).has_value());
-  EXPECT_THROW(find_asymmetry(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1)),
-               InvalidInput);
+  EXPECT_THROW(find_asymmetry(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1)), InvalidInput);
 }
 
 }  // namespace
