@@ -241,7 +241,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     std::cout << hierarchy.describe();
     warnings = hierarchy.warnings;
     nullity = hierarchy.coarse.nullity();
-    for (const std::string& warning : warnings) std::cerr << "amg_solve: warning: " << warning << "\n";
+    for (const std::string& warning : warnings)
+      std::cerr << "amg_solve: warning: " << warning << "\n";
     t = hierarchy.timings;
     operator_complexity = hierarchy.operator_complexity();
     grid_complexity = hierarchy.grid_complexity();

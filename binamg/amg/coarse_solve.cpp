@@ -145,7 +145,9 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
       const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
       require(std::isfinite(pivots.maxCoeff()) &&
                   pivots.minCoeff() > rank_tolerance(n) * pivots.maxCoeff(),
-              singular + " and not symmetric (a pseudo-inverse is formed for symmetric ones)");
+              singular + (symmetric ? " (its pivoted LDLT found no null space to pseudo-invert)"
+                                    : " and not symmetric (a pseudo-inverse is formed for "
+                                      "symmetric ones)"));
       result->solver = std::move(lu);
       result->name = "dense-lu";
     }

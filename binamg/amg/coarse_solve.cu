@@ -172,7 +172,8 @@ __global__ void subtract_null_part(index_t n, index_t d, const double* __restric
   if (e >= std::int64_t(n) * n) return;
   const index_t i = static_cast<index_t>(e / n), j = static_cast<index_t>(e % n);
   double outer = 0;
-  for (index_t c = 0; c < d; ++c) outer = fma(basis[std::size_t(c) * n + i], basis[std::size_t(c) * n + j], outer);
+  for (index_t c = 0; c < d; ++c)
+    outer = fma(basis[std::size_t(c) * n + i], basis[std::size_t(c) * n + j], outer);
   inverse[e] = static_cast<T>(double(inverse[e]) - outer / scale);
 }
 

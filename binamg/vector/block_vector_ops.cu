@@ -265,7 +265,9 @@ std::vector<double> column_norms(const DeviceBuffer<T>& X, index_t k, cudaStream
   };
   return vector_detail::column_norms_with<T>(
       k, [&] { return dots(X); }, [&] { return column_max_abs(X, k, stream); },
-      [&](const std::vector<int>& exponents) { return dots(scaled_copy(X, k, exponents, stream)); });
+      [&](const std::vector<int>& exponents) {
+        return dots(scaled_copy(X, k, exponents, stream));
+      });
 }
 
 template <typename T>

@@ -40,7 +40,8 @@ bool all_finite(const std::vector<T>& x);
 template <typename T>
 T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream = nullptr);
 
-/// ‖x‖₂ as the host's norm2 computes it (rescaled where √dot is out of range).
+/// ‖x‖₂ by the host's norm2 algorithm: √ of the device dot where that is in
+/// range (its bits), otherwise x rescaled by a power of two first.
 template <typename T>
 T norm2(const DeviceBuffer<T>& x, cudaStream_t stream = nullptr);
 

@@ -126,7 +126,8 @@ TYPED_TEST(VectorOpsGpu, NormsNeitherOverflowNorUnderflowAndMatchTheHost) {
   with_nan[3] = std::numeric_limits<T>::quiet_NaN();
   EXPECT_TRUE(std::isnan(norm2(to_device(with_nan))));
   EXPECT_TRUE(std::isnan(column_norms(to_device(with_nan), 1)[0]));
-  EXPECT_EQ(column_max_abs(to_device(x_with_extremes<T>()), 2), column_max_abs(x_with_extremes<T>(), 2));
+  const std::vector<T> extremes = x_with_extremes<T>();
+  EXPECT_EQ(column_max_abs(to_device(extremes), 2), column_max_abs(extremes, 2));
 }
 
 TYPED_TEST(VectorOpsGpu, CgUpdateIsTwoAxpysAndADotBitwise) {
