@@ -24,27 +24,28 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 // at or below n·ε times its scale is zero.
 double rank_tolerance(index_t n) { return n * std::numeric_limits<double>::epsilon(); }
 
-// Whether a Cholesky pivot L_ii² fell below √ε of its row's diagonal a_ii: a
-// row that nearly depends on the rows before it, worth the rank test below.
-// (Pivots of the coarse matrices of the model problems are above 0.2·a_ii.)
-bool has_small_pivot(const Eigen::LLT<DenseMatrix>& llt, const DenseMatrix& A) {
+// Whether a Cholesky pivot L_ii² fell below √ε of its row's diagonal a_ii, or
+// to `floor`: a row that nearly depends on the rows before it, worth the rank
+// test below. (Pivots of the coarse matrices of the model problems are above
+// 0.2·a_ii.)
+bool has_small_pivot(const Eigen::LLT<DenseMatrix>& llt, const DenseMatrix& A, double floor) {
   const double root_epsilon = std::sqrt(std::numeric_limits<double>::epsilon());
   for (Eigen::Index i = 0; i < A.rows(); ++i) {
     const double pivot = llt.matrixLLT()(i, i) * llt.matrixLLT()(i, i);
-    if (pivot <= root_epsilon * std::abs(A(i, i))) return true;
+    if (pivot <= root_epsilon * std::abs(A(i, i)) || pivot <= floor) return true;
   }
   return false;
 }
 
 // An orthonormal basis (n × d, column-major) of the null space of a symmetric
 // A, from LDLᵀ with diagonal pivoting (P A Pᵀ = L D Lᵀ, the largest diagonal
-// first): the pivots at or below n·ε·max|D| are zero, d of them, and the null
-// space is Pᵀ L⁻ᵀ [0; I_d]. Empty (d = 0) when A is nonsingular.
-DenseMatrix null_space_basis(const DenseMatrix& A) {
+// first): the pivots at or below max(n·ε·max|D|, floor) are zero, d of them,
+// and the null space is Pᵀ L⁻ᵀ [0; I_d]. Empty (d = 0) when A is nonsingular.
+DenseMatrix null_space_basis(const DenseMatrix& A, double floor) {
   const Eigen::LDLT<DenseMatrix> ldlt(A);
   const Eigen::VectorXd d = ldlt.vectorD().cwiseAbs();
   const Eigen::Index n = A.rows();
-  const double cut = rank_tolerance(n) * d.maxCoeff();
+  const double cut = std::max(rank_tolerance(n) * d.maxCoeff(), floor);
   Eigen::Index rank = n;
   while (rank > 0 && d[rank - 1] <= cut) --rank;
   // Pivoting puts the vanishing pivots last; one before a large one is not a rank drop.
@@ -53,7 +54,7 @@ DenseMatrix null_space_basis(const DenseMatrix& A) {
   if (rank == n) return DenseMatrix(n, 0);
   DenseMatrix basis = DenseMatrix::Zero(n, n - rank);
   basis.bottomRows(n - rank).setIdentity();
-  basis = ldlt.matrixU().solve(basis);              // L⁻ᵀ [0; I]
+  basis = ldlt.matrixU().solve(basis);                 // L⁻ᵀ [0; I]
   basis = ldlt.transpositionsP().transpose() * basis;  // Pᵀ ·
   const Eigen::HouseholderQR<DenseMatrix> qr(basis);
   return qr.householderQ() * DenseMatrix::Identity(n, n - rank);
@@ -89,11 +90,13 @@ std::string CoarseSolver<T>::method() const {
 }
 
 template <typename T>
-void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
+void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
   validate(A, "coarse matrix");
-  require(A.rows > 0 && A.rows == A.cols,
-          "coarse matrix: must be square and non-empty (" + std::to_string(A.rows) + " x " +
-              std::to_string(A.cols) + ")");
+  require(scale >= 0 && std::isfinite(scale),
+          "coarse matrix: the scale " + std::to_string(scale) + " is not finite and >= 0");
+  require(A.rows > 0 && A.rows == A.cols, "coarse matrix: must be square and non-empty (" +
+                                              std::to_string(A.rows) + " x " +
+                                              std::to_string(A.cols) + ")");
   factorization_.reset();
   rows_ = 0;
   nullity_ = 0;
@@ -101,6 +104,8 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
   const bool symmetric = !find_asymmetry(A).has_value();
   const index_t n = A.rows;
   const std::string singular = "coarse matrix (" + std::to_string(n) + " rows) is singular";
+  // Residues of a cancelling product formed in T at `scale`: below this, zero.
+  const double floor = n * double(std::numeric_limits<T>::epsilon()) * scale;
 
   if (n <= dense_limit) {
     DenseMatrix dense = DenseMatrix::Zero(n, n);
@@ -110,7 +115,7 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
     bool done = false;
     if (symmetric) {
       Eigen::LLT<DenseMatrix> llt(dense);
-      if (llt.info() == Eigen::Success && !has_small_pivot(llt, dense)) {
+      if (llt.info() == Eigen::Success && !has_small_pivot(llt, dense, floor)) {
         result->solver = std::move(llt);
         result->name = "dense-llt";
         done = true;
@@ -119,15 +124,17 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
         // indefinite: a rank-revealing factorisation tells. A singular one is
         // solved by its pseudo-inverse, as PyAMG's default coarse solve, so
         // that a consistent right-hand side solves.
-        DenseMatrix basis = null_space_basis(dense);
+        DenseMatrix basis = null_space_basis(dense, floor);
         if (basis.cols() > 0) {
-          const double scale = dense.diagonal().cwiseAbs().maxCoeff();
-          Eigen::LLT<DenseMatrix> shifted(dense + scale * basis * basis.transpose());
+          // The shift is at A's scale, not that of the rounding residue
+          // standing for its null part, so B⁻¹ − NNᵀ/s stays A⁺.
+          const double shift = std::max(dense.diagonal().cwiseAbs().maxCoeff(), scale);
+          Eigen::LLT<DenseMatrix> shifted(dense + shift * basis * basis.transpose());
           if (shifted.info() == Eigen::Success) {
             result->solver = std::move(shifted);
             result->name = "dense-pinv";
             result->null_basis = std::move(basis);
-            result->null_scale = scale;
+            result->null_scale = shift;
             nullity_ = static_cast<index_t>(result->null_basis.cols());
             done = true;
           }
@@ -165,9 +172,9 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A) {
       ldlt.compute(sparse);
       if (ldlt.info() == Eigen::Success) {
         const Eigen::VectorXd& d = ldlt.vectorD();
-        const Eigen::VectorXd scale = sparse.diagonal().cwiseAbs();
+        const Eigen::VectorXd diagonal = sparse.diagonal().cwiseAbs();
         for (index_t i = 0; i < n; ++i)
-          require(std::abs(d[i]) > rank_tolerance(n) * scale[i],
+          require(std::abs(d[i]) > std::max(rank_tolerance(n) * diagonal[i], floor),
                   singular + " (its LDLᵀ pivot " + std::to_string(i) +
                       " vanishes); a pseudo-inverse is formed only up to " +
                       std::to_string(dense_limit) +
@@ -227,8 +234,7 @@ void CoarseSolver<T>::solve(const std::vector<T>& B, index_t k, std::vector<T>& 
 
 template <typename T>
 typename CoarseSolver<T>::PackedFactors CoarseSolver<T>::packed_factors() const {
-  require(factorization_ != nullptr,
-          "CoarseSolver::packed_factors: factor() has not been called");
+  require(factorization_ != nullptr, "CoarseSolver::packed_factors: factor() has not been called");
   PackedFactors factors;
   factors.n = rows_;
   if (const auto* llt = std::get_if<Eigen::LLT<DenseMatrix>>(&factorization_->solver)) {
@@ -239,7 +245,8 @@ typename CoarseSolver<T>::PackedFactors CoarseSolver<T>::packed_factors() const 
     factors.null_scale = factorization_->null_scale;
     factors.permutation.resize(rows_);
     for (index_t j = 0; j < rows_; ++j) factors.permutation[j] = j;
-  } else if (const auto* lu = std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {
+  } else if (const auto* lu =
+                 std::get_if<Eigen::PartialPivLU<DenseMatrix>>(&factorization_->solver)) {
     factors.packed = lu->matrixLU().data();
     const auto& indices = lu->permutationP().indices();
     factors.permutation.assign(indices.data(), indices.data() + rows_);

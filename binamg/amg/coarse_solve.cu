@@ -200,14 +200,14 @@ template <typename T>
 DeviceCoarseSolver<T>& DeviceCoarseSolver<T>::operator=(DeviceCoarseSolver&&) noexcept = default;
 
 template <typename T>
-void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, cudaStream_t stream) {
+void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale, cudaStream_t stream) {
   require(A.rows <= CoarseSolver<T>::dense_limit,
           "DeviceCoarseSolver: the coarsest matrix has " + std::to_string(A.rows) +
               " rows, more than the GPU coarse solve's dense limit " +
               std::to_string(CoarseSolver<T>::dense_limit) +
               "; coarsen further (raise max_levels, lower max_coarse_rows) or use the CPU");
   CoarseSolver<T> host;
-  host.factor(A);  // validates; throws on a singular matrix it cannot pseudo-invert
+  host.factor(A, scale);  // validates; throws on a singular matrix it cannot pseudo-invert
   const typename CoarseSolver<T>::PackedFactors factors = host.packed_factors();
   const index_t n = factors.n;
   const std::size_t entries = std::size_t(n) * n;
@@ -280,7 +280,8 @@ void DeviceCoarseSolver<T>::solve(const T* B, index_t k, T* X, cudaStream_t stre
   if (k == 1)
     apply_inverse<T, 1><<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
   else
-    apply_inverse<T, inverse_columns_per_warp><<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
+    apply_inverse<T, inverse_columns_per_warp>
+        <<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
   BINAMG_CHECK_LAUNCH();
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // Direct solver for the coarsest level: factor once, solve every cycle.
+#include <cuda_runtime.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <cuda_runtime.h>
 
 #include "binamg/sparse/csr.hpp"
 
@@ -15,10 +15,10 @@ namespace binamg {
 /// convergence independent of the coarse conditioning). Up to
 /// `dense_limit` rows: dense Cholesky (LLT) when the matrix is symmetric and the
 /// factorisation succeeds with no small pivot. A symmetric matrix that LDLᵀ with
-/// diagonal pivoting shows singular (d pivots at or below n·ε·max|D|: a
-/// pure-Neumann Laplacian) is solved by its pseudo-inverse A⁺, as PyAMG's default
-/// coarse solve, so that a consistent right-hand side solves: with N an
-/// orthonormal basis of the null space and s = max|a_ii|, B = A + s·NNᵀ is
+/// diagonal pivoting shows singular (d pivots at or below n·ε·max|D|, or
+/// n·ε_T·scale: a pure-Neumann Laplacian) is solved by its pseudo-inverse A⁺, as PyAMG's
+/// default coarse solve, so that a consistent right-hand side solves: with N an
+/// orthonormal basis of the null space and s = max(max|a_ii|, scale), B = A + s·NNᵀ is
 /// factored by LLT and A⁺ = B⁻¹ − NNᵀ/s ("dense-pinv"). Otherwise dense LU with
 /// partial pivoting.
 /// Above it: sparse SimplicialLDLT when symmetric (falling back to SparseLU if it
@@ -34,9 +34,15 @@ class CoarseSolver {
   CoarseSolver(CoarseSolver&&) noexcept;
   CoarseSolver& operator=(CoarseSolver&&) noexcept;
 
+  /// `scale` is the size of the operator that A was computed from (the hierarchy
+  /// passes its finest matrix's largest |a_ii|): forming a Galerkin matrix leaves
+  /// rounding residues of about ε_T·scale (ε_T: T's machine epsilon) where the
+  /// exact product cancels, so a pivot up to n·ε_T·scale is zero even when it is
+  /// all of A (a 1 × 1 coarsest matrix of a pure-Neumann problem). 0: A's own
+  /// scale only.
   /// Throws InvalidInput if A is not square, has invalid entries or is singular
-  /// and not symmetric or larger than dense_limit.
-  void factor(const CsrMatrix<T>& A);
+  /// and not symmetric or larger than dense_limit, or if scale is negative or not finite.
+  void factor(const CsrMatrix<T>& A, double scale = 0);
   /// x = A⁻¹ b (x resized). Throws if factor() has not succeeded or b has the wrong size.
   void solve(const std::vector<T>& b, std::vector<T>& x) const;
   /// X = A⁻¹ B for k right-hand sides, B and X row-major rows() × k (entry (i, j)
@@ -97,7 +103,8 @@ class DeviceCoarseSolver {
   DeviceCoarseSolver(DeviceCoarseSolver&&) noexcept;
   DeviceCoarseSolver& operator=(DeviceCoarseSolver&&) noexcept;
 
-  void factor(const CsrMatrix<T>& A, cudaStream_t stream = nullptr);
+  /// Factors A on the host (CoarseSolver::factor, with `scale`) and forms its inverse here.
+  void factor(const CsrMatrix<T>& A, double scale = 0, cudaStream_t stream = nullptr);
   /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
   void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;
   /// X = A⁻¹ B on `stream` for k right-hand sides: B and X are device arrays of

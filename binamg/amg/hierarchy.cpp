@@ -2,7 +2,9 @@
 // of every phase.
 #include "binamg/amg/hierarchy.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "binamg/amg/aggregation.hpp"
@@ -45,7 +47,10 @@ struct HostSteps {
   Aggregates aggregate(const Matrix& S, AggregationMethod method) {
     return binamg::aggregate(S, method);
   }
-  Matrix tentative(const Aggregates& aggregates) { return tentative_prolongator<T>(aggregates); }
+  using Weights = std::vector<index_t>;
+  Tentative<T> tentative(const Aggregates& aggregates, const Weights& weights) {
+    return tentative_prolongator<T>(aggregates, weights);
+  }
   // The CPU references form D⁻¹ themselves.
   double spectral_radius(const Matrix& A, const Diagonal&, int iterations) {
     return spectral_radius_dinv_a(A, iterations);
@@ -58,7 +63,14 @@ struct HostSteps {
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering) {
     return galerkin_product(A, P, R, ordering);
   }
-  void factor(CoarseSolver<T>& coarse, const Matrix& A) { coarse.factor(A); }
+  double largest_diagonal(const Matrix& A, const Diagonal&) {
+    double largest = 0;
+    for (index_t i = 0; i < A.rows; ++i)
+      for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        if (A.col_idx[k] == i) largest = std::max(largest, std::abs(double(A.values[k])));
+    return largest;
+  }
+  void factor(CoarseSolver<T>& coarse, const Matrix& A, double scale) { coarse.factor(A, scale); }
   Clock clock() { return Clock(); }
 };
 
@@ -87,8 +99,8 @@ CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& h, index_t k) {
       h, k, [](std::size_t entries) { return std::vector<T>(entries); });
 }
 
-#define BINAMG_INSTANTIATE(T)                                                             \
-  template CycleWorkspace<T> cycle_workspace<T>(const Hierarchy<T>&, index_t);            \
+#define BINAMG_INSTANTIATE(T)                                                  \
+  template CycleWorkspace<T> cycle_workspace<T>(const Hierarchy<T>&, index_t); \
   template Hierarchy<T> build_hierarchy<T>(const CsrMatrix<T>&, const AmgParameters&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -78,8 +78,9 @@ struct DeviceSteps {
     device.count = host.count;
     return device;
   }
-  Matrix tentative(const DeviceAggregates& aggregates) {
-    return tentative_prolongator<T>(aggregates, stream);
+  using Weights = DeviceBuffer<index_t>;
+  DeviceTentative<T> tentative(const DeviceAggregates& aggregates, const Weights& weights) {
+    return tentative_prolongator<T>(aggregates, weights, stream);
   }
   double spectral_radius(const Matrix& A, const Diagonal& d, int iterations) {
     return spectral_radius_dinv_a(A, d.diagonal, iterations, stream);
@@ -92,8 +93,11 @@ struct DeviceSteps {
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering) {
     return recorded(galerkin_product(A, P, R, ordering, stream));
   }
-  void factor(DeviceCoarseSolver<T>& coarse, const Matrix& A) {
-    coarse.factor(to_host(A), stream);  // the one download of the setup
+  double largest_diagonal(const Matrix&, const Diagonal& d) {
+    return double(column_max_abs(d.diagonal, 1, stream)[0]);
+  }
+  void factor(DeviceCoarseSolver<T>& coarse, const Matrix& A, double scale) {
+    coarse.factor(to_host(A), scale, stream);  // the one download of the setup
   }
   Clock clock() { return Clock(stream); }
 };
@@ -116,16 +120,17 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
 template <typename T>
 DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) {
   DeviceCycleWorkspace<T> work = setup_detail::cycle_workspace_of<DeviceCycleWorkspace<T>>(
-      h, k, [&](std::size_t entries) { return DeviceBuffer<T>(entries, h.stream, "cycle scratch"); });
+      h, k,
+      [&](std::size_t entries) { return DeviceBuffer<T>(entries, h.stream, "cycle scratch"); });
   if (k > 1)
     work.column_partials = DeviceBuffer<T>(block_reduction_scratch_size(h.matrix(0).rows, k),
                                            h.stream, "cycle column partials");
   return work;
 }
 
-#define BINAMG_INSTANTIATE(T)                                                                  \
-  template DeviceHierarchy<T> build_hierarchy<T>(const DeviceCsr<T>&, const AmgParameters&,    \
-                                                 cudaStream_t);                                \
+#define BINAMG_INSTANTIATE(T)                                                               \
+  template DeviceHierarchy<T> build_hierarchy<T>(const DeviceCsr<T>&, const AmgParameters&, \
+                                                 cudaStream_t);                             \
   template DeviceCycleWorkspace<T> cycle_workspace<T>(const DeviceHierarchy<T>&, index_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -9,13 +9,15 @@
 //                                                   throws naming `what` on a zero
 //   Matrix strength(const Matrix& A, double theta)
 //   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
-//   Matrix tentative(const Aggregates&)
+//   Weights                                         a level's node weights (empty: all 1)
+//   Tentative tentative(const Aggregates&, const Weights&)   .P and .coarse_weights
 //   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
 //   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
 //                               double omega)
 //   Matrix transpose(const Matrix& P)
 //   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering)
-//   void factor(CoarseSolver&, const Matrix& coarsest)
+//   double largest_diagonal(const Matrix& A, const Diagonal&)   max |a_ii|
+//   void factor(CoarseSolver&, const Matrix& coarsest, double scale)
 //   Clock clock()                                   .lap(total) adds the time since the
 //                                                   last lap, the device's work included
 #include <cmath>
@@ -65,6 +67,13 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   // Each level's diagonal is extracted and inverted (and so checked) once:
   // the ρ estimate and the prolongator divide by it, the smoother keeps the inverse.
   auto diagonal = steps.diagonal(current, "build_hierarchy: A");
+  // The coarse solve judges rank against the scale the Galerkin products were
+  // formed at (CoarseSolver::factor).
+  const double scale = steps.largest_diagonal(current, diagonal);
+  // How many finest nodes each node of `current` stands for (empty on the
+  // finest level: all 1): the tentative prolongator keeps the finest level's
+  // constant vector in reach of every coarse level (amg/tentative.hpp).
+  typename Steps::Weights weights{};
   std::string stopped;  // why coarsening ended above max_coarse_rows, if it did
   while (current.rows > parameters.max_coarse_rows) {
     if (static_cast<int>(h.levels.size()) + 1 >= parameters.max_levels) {
@@ -80,7 +89,7 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       stopped = stall_reason(h.levels.size(), current.rows, aggregates.count, S.nnz(), parameters);
       break;
     }
-    const Matrix tentative = steps.tentative(aggregates);
+    auto tentative = steps.tentative(aggregates, weights);
     clock.lap(h.timings.tentative_ms);
 
     const std::string level_name = "build_hierarchy: level " + std::to_string(h.levels.size());
@@ -90,7 +99,7 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
             level_name + " has no usable estimate of rho(D^-1 A)");
     level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
-    level.P = steps.smoothed_prolongator(current, diagonal, tentative,
+    level.P = steps.smoothed_prolongator(current, diagonal, tentative.P,
                                          parameters.prolongator_weight / level.spectral_radius);
     clock.lap(h.timings.prolongator_ms);
     level.R = steps.transpose(level.P);
@@ -98,28 +107,29 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     Matrix coarser = steps.galerkin(current, level.P, level.R, parameters.ordering);
     // A Galerkin matrix of an SPD matrix keeps a positive diagonal; a
     // nonsymmetric input may lose it, and the next smoother would divide by zero.
-    auto coarser_diagonal = steps.diagonal(
-        coarser, "build_hierarchy: Galerkin matrix of level " + std::to_string(h.levels.size() + 1));
+    auto coarser_diagonal = steps.diagonal(coarser, "build_hierarchy: Galerkin matrix of level " +
+                                                        std::to_string(h.levels.size() + 1));
     clock.lap(h.timings.galerkin_ms);
     level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);
     h.levels.push_back(std::move(level));
     current = std::move(coarser);
     diagonal = std::move(coarser_diagonal);
+    weights = std::move(tentative.coarse_weights);
   }
   if (!stopped.empty()) {
     const std::string what = stopped + ", leaving " + std::to_string(current.rows) +
                              " rows on the coarsest level, above max_coarse_rows = " +
                              std::to_string(parameters.max_coarse_rows);
     require(current.rows <= parameters.max_direct_rows,
-            "build_hierarchy: " + what + " and above max_direct_rows = " +
-                std::to_string(parameters.max_direct_rows) +
+            "build_hierarchy: " + what +
+                " and above max_direct_rows = " + std::to_string(parameters.max_direct_rows) +
                 ", the largest matrix factored directly (raise max_direct_rows to factor it "
                 "anyway)");
     h.warnings.push_back(what + "; it is factored directly");
   }
   auto clock = steps.clock();
-  steps.factor(h.coarse, current);
+  steps.factor(h.coarse, current, scale);
   h.coarse_matrix = std::move(current);
   clock.lap(h.timings.coarse_factor_ms);
   if (h.coarse.nullity() > 0)

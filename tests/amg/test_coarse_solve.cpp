@@ -1,7 +1,6 @@
 // The coarsest-level direct solver: exact on SPD and nonsymmetric systems.
 #include <gtest/gtest.h>
 
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -168,6 +167,29 @@ TYPED_TEST(CoarseSolve, SingularSymmetricMatrixGetsItsPseudoInverse) {
   EXPECT_NEAR(x[2], 3.0, allowed);
 }
 
+// A Galerkin product that cancels leaves a rounding residue, not a zero: at
+// the scale it was formed at, a residue is zero even when it is all of A.
+TYPED_TEST(CoarseSolve, ResidueAtTheGivenScaleIsSingular) {
+  using T = TypeParam;
+  const T residue = std::numeric_limits<T>::epsilon() / 10;  // of a product at scale 4
+  CsrMatrix<T> A = identity_matrix<T>(1);
+  A.values[0] = residue;
+  CoarseSolver<T> solver;
+  solver.factor(A);  // on its own scale, an ordinary number
+  EXPECT_EQ(solver.nullity(), 0);
+  solver.factor(A, 4.0);
+  EXPECT_EQ(solver.nullity(), 1);
+  EXPECT_EQ(solver.method(), "dense-pinv");
+  std::vector<T> x;
+  solver.solve(std::vector<T>{T(1)}, x);
+  EXPECT_NEAR(x[0], 0.0, 1e-6);  // not 1/residue
+  EXPECT_THROW(solver.factor(A, -1.0), InvalidInput);
+  // A matrix of ordinary size is unaffected by the scale.
+  solver.factor(poisson<T>(Stencil::poisson2d_5, 6), 4.0);
+  EXPECT_EQ(solver.nullity(), 0);
+  EXPECT_EQ(solver.method(), "dense-llt");
+}
+
 // Small pivots alone are not singularity: a nonsingular matrix with a tiny but
 // representable eigenvalue keeps an ordinary factorisation.
 TYPED_TEST(CoarseSolve, NearlySingularMatrixIsNotTakenForSingular) {
@@ -196,8 +218,7 @@ TYPED_TEST(CoarseSolve, RejectsSingularAndBadInput) {
     solver.factor(testing::neumann_laplacian<T>(70));
     ADD_FAILURE() << "a singular matrix of 4900 rows was factored";
   } catch (const InvalidInput& error) {
-    EXPECT_NE(std::string(error.what()).find("coarsen further"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("coarsen further"), std::string::npos) << error.what();
   }
   EXPECT_THROW(solver.factor(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1)), InvalidInput);
   solver.factor(identity_matrix<T>(3));
@@ -209,7 +230,7 @@ template <typename T>
 std::vector<CsrMatrix<T>> dense_range_matrices() {
   return {poisson<T>(Stencil::poisson2d_5, 9),  // SPD: LLT
           add(T(1), testing::random_matrix<T>({50, 50, 4, 0, 0, false}, 9), T(8),
-              identity_matrix<T>(50))};        // nonsymmetric: LU
+              identity_matrix<T>(50))};  // nonsymmetric: LU
 }
 
 TYPED_TEST(CoarseSolve, BlockSolveEqualsColumnByColumnSolvesBitwise) {
@@ -260,8 +281,10 @@ TYPED_TEST(CoarseSolve, PackedFactorsReproducePermutedMatrix) {
         if (f.cholesky) {
           if (j <= i) lower[i * n + j] = upper[j * n + i] = packed;
         } else {
-          if (j < i) lower[i * n + j] = packed;
-          else upper[i * n + j] = packed;
+          if (j < i)
+            lower[i * n + j] = packed;
+          else
+            upper[i * n + j] = packed;
           if (j == i) lower[i * n + i] = 1.0;
         }
       }

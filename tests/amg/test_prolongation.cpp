@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/prolongation.hpp"
 #include "binamg/amg/spectral_radius.hpp"
 #include "binamg/amg/strength.hpp"
@@ -12,7 +13,9 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/spgemm/spgemm.hpp"
+#include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
+#include "support/same_matrix.hpp"
 
 namespace binamg {
 namespace {
@@ -50,6 +53,42 @@ TYPED_TEST(Prolongation, TentativeRejectsOutOfRangeAggregates) {
   using T = TypeParam;
   EXPECT_THROW(tentative_prolongator<T>(Aggregates{{0, 2, 1}, 2}), InvalidInput);
   EXPECT_THROW(tentative_prolongator<T>(Aggregates{{0, 0, 2}, 3}), InvalidInput);  // 1 empty
+  EXPECT_THROW(tentative_prolongator<T>(Aggregates{{0, 1, 1}, 2}, {1, 2}), InvalidInput);
+  EXPECT_THROW(tentative_prolongator<T>(Aggregates{{0, 1, 1}, 2}, {1, 0, 2}), InvalidInput);
+}
+
+// Below the finest level, T maps the coarse vector sqrt(W) to sqrt(w): the
+// constant vector of the finest level stays in the range of T·T'·… on every level.
+TYPED_TEST(Prolongation, WeightedTentativeCarriesTheFinestConstant) {
+  using T = TypeParam;
+  const Aggregates aggregates{{0, 1, 0, 2, 1, 0}, 3};
+  const std::vector<index_t> weights{1, 4, 2, 9, 3, 5};
+  const Tentative<T> t = tentative_prolongator<T>(aggregates, weights);
+  EXPECT_EQ(t.coarse_weights, (std::vector<index_t>{8, 7, 9}));
+  validate(t.P, "weighted tentative");
+  for (index_t i = 0; i < 6; ++i) {
+    const index_t a = aggregates.aggregate_of[i];
+    EXPECT_EQ(t.P.col_idx[i], a);
+    EXPECT_EQ(t.P.values[i], static_cast<T>(std::sqrt(double(weights[i])) /
+                                            std::sqrt(double(t.coarse_weights[a]))));
+    EXPECT_NEAR(t.P.values[i] * std::sqrt(double(t.coarse_weights[a])), std::sqrt(weights[i]),
+                tolerance<T>() * 4);
+  }
+  // Unit weights give the finest level's matrix, bit for bit.
+  testing::expect_same_matrix(tentative_prolongator<T>(aggregates, std::vector<index_t>(6, 1)).P,
+                              tentative_prolongator<T>(aggregates));
+}
+
+// A pure-Neumann Laplacian's constant null vector survives every level: with
+// the constant (rather than sqrt(W)) as each level's candidate, aggregates of
+// unequal sizes made every Galerkin matrix below level 1 nonsingular.
+TYPED_TEST(Prolongation, NeumannNullSpaceReachesTheCoarsestLevel) {
+  using T = TypeParam;
+  AmgParameters parameters;
+  parameters.max_coarse_rows = 20;
+  const Hierarchy<T> h = build_hierarchy(testing::neumann_laplacian<T>(40), parameters);
+  ASSERT_GE(h.levels.size(), 3u);
+  EXPECT_EQ(h.coarse.nullity(), 1);
 }
 
 TYPED_TEST(Prolongation, SmoothedEqualsDenseFormula) {
@@ -68,7 +107,8 @@ TYPED_TEST(Prolongation, SmoothedEqualsDenseFormula) {
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < m; ++j) {
       const std::size_t k = static_cast<std::size_t>(i) * m + j;
-      const double expected = dense_T[k] - omega / dense_A[static_cast<std::size_t>(i) * n + i] * AT[k];
+      const double expected =
+          dense_T[k] - omega / dense_A[static_cast<std::size_t>(i) * n + i] * AT[k];
       EXPECT_NEAR(actual[k], expected, tolerance<T>()) << "(" << i << ", " << j << ")";
     }
 }
@@ -86,8 +126,8 @@ TYPED_TEST(Prolongation, SpectralRadiusEstimateIsCloseFromBelow) {
         scaled(i, j) = dense[static_cast<std::size_t>(i) * n + j] /
                        std::sqrt(dense[static_cast<std::size_t>(i) * n + i] *
                                  dense[static_cast<std::size_t>(j) * n + j]);
-    const double exact = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(scaled)
-                             .eigenvalues().cwiseAbs().maxCoeff();
+    const double exact =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(scaled).eigenvalues().cwiseAbs().maxCoeff();
     const double estimate = spectral_radius_dinv_a(A, 20);
     // Power iteration converges from below; after 20 steps on these small grids it
     // is within a few percent (the weights 4/3 / ρ tolerate a 10% underestimate).

@@ -128,7 +128,15 @@ TYPED_TEST(AmgGpuSetup, TentativeProlongatorEqualsCpu) {
     device_aggregates.aggregate_of = to_device(aggregates.aggregate_of);
     device_aggregates.count = aggregates.count;
     testing::expect_same_matrix(tentative_prolongator<T>(aggregates),
-                       to_host(tentative_prolongator<T>(device_aggregates)));
+                                to_host(tentative_prolongator<T>(device_aggregates)));
+    // A coarse level's: node weights of unequal sizes.
+    std::vector<index_t> weights(aggregates.aggregate_of.size());
+    for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 1 + index_t(i * 7919 % 13);
+    const Tentative<T> expected = tentative_prolongator<T>(aggregates, weights);
+    const DeviceTentative<T> actual =
+        tentative_prolongator<T>(device_aggregates, to_device(weights));
+    testing::expect_same_matrix(expected.P, to_host(actual.P));
+    EXPECT_EQ(to_host(actual.coarse_weights), expected.coarse_weights);
   }
 }
 
@@ -139,6 +147,10 @@ TYPED_TEST(AmgGpuSetup, TentativeRejectsOutOfRangeAggregate) {
   bad.aggregate_of = to_device(std::vector<index_t>{0, 1, 2});
   bad.count = 2;
   EXPECT_THROW(tentative_prolongator<T>(bad), InvalidInput);
+  bad.count = 3;
+  EXPECT_THROW(tentative_prolongator<T>(bad, to_device(std::vector<index_t>{1, 0, 1})),
+               InvalidInput);
+  EXPECT_THROW(tentative_prolongator<T>(bad, to_device(std::vector<index_t>{1, 1})), InvalidInput);
 }
 
 }  // namespace
