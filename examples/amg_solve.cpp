@@ -55,6 +55,9 @@ AMG
                        or the serial greedy aggregation (fewer iterations on 2D grids)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0)
+  --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 1)
+  --filter on|off      where theta > 0, smooth the prolongator with the filtered
+                       matrix (weak entries lumped into the diagonal; default on)
   --max-coarse N       coarsen until at most N rows (default 300)
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
@@ -82,9 +85,10 @@ Options parse_arguments(int argc, char** argv) {
   Options options;
   const cli::Arguments arguments = cli::parse_arguments(
       argc, argv,
-      {"--problem", "--size", "--matrix", "--rhs", "--solver", "--tol", "--max-iters", "--device",
-       "--precision", "--aggregation", "--ordering", "--strength", "--max-coarse", "--max-levels",
-       "--sweeps", "--repeat", "--rhs-count", "--max-direct"},
+      {"--problem",    "--size",      "--matrix",         "--rhs",       "--solver",
+       "--tol",        "--max-iters", "--device",         "--precision", "--aggregation",
+       "--ordering",   "--strength",  "--strength-decay", "--filter",    "--max-coarse",
+       "--max-levels", "--sweeps",    "--repeat",         "--rhs-count", "--max-direct"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -102,6 +106,12 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
   if (auto v = get("--strength"))
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
+  if (auto v = get("--filter")) {
+    require(*v == "on" || *v == "off", "--filter must be on or off, got '" + *v + "'");
+    options.amg.filtered_smoothing = *v == "on";
+  }
+  if (auto v = get("--strength-decay"))
+    options.amg.strength_decay = parse_number<double>("--strength-decay", *v);
   if (auto v = get("--max-coarse"))
     options.amg.max_coarse_rows = parse_number<index_t>("--max-coarse", *v);
   if (auto v = get("--max-levels")) options.amg.max_levels = parse_number<int>("--max-levels", *v);
@@ -381,10 +391,9 @@ int run(const Options& options, Device device) {
   if (options.solver == "cg" && !symmetric_by_construction)
     if (const auto asymmetry = find_asymmetry(A)) {
       std::ostringstream message;
-      message << options.matrix << ": the matrix is not symmetric: A(" << asymmetry->row + 1
-              << ", " << asymmetry->col + 1 << ") = " << asymmetry->value << " but A("
-              << asymmetry->col + 1 << ", " << asymmetry->row + 1
-              << ") = " << asymmetry->transposed
+      message << options.matrix << ": the matrix is not symmetric: A(" << asymmetry->row + 1 << ", "
+              << asymmetry->col + 1 << ") = " << asymmetry->value << " but A(" << asymmetry->col + 1
+              << ", " << asymmetry->row + 1 << ") = " << asymmetry->transposed
               << " (1-based, as in the file); CG needs a symmetric positive definite matrix: "
                  "use --solver vcycle for a nonsymmetric one";
       throw InvalidInput(message.str());

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/filtered.hpp"
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/prolongation.hpp"
 #include "binamg/amg/setup_loop.hpp"
@@ -44,6 +45,7 @@ struct HostSteps {
     return {inverse_diagonal(A)};
   }
   Matrix strength(const Matrix& A, double theta) { return binamg::strength(A, theta); }
+  Matrix filtered(const Matrix& A, double theta) { return filtered_matrix(A, theta); }
   Aggregates aggregate(const Matrix& S, AggregationMethod method) {
     return binamg::aggregate(S, method);
   }

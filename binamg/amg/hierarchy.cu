@@ -4,6 +4,7 @@
 #include <string>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/filtered.hpp"
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/prolongation.hpp"
@@ -67,6 +68,9 @@ struct DeviceSteps {
     return d;
   }
   Matrix strength(const Matrix& A, double theta) { return binamg::strength(A, theta, stream); }
+  Matrix filtered(const Matrix& A, double theta) {
+    return recorded(filtered_matrix(A, theta, stream));
+  }
   // `standard` aggregation is serial by definition (a greedy sweep in node
   // order), so it is the one setup step done on the host: download S,
   // aggregate, upload the ids.

@@ -13,8 +13,7 @@ AggregationMethod parse_aggregation(const std::string& name) {
 GalerkinOrdering parse_ordering(const std::string& name) {
   if (name == "ptap-left") return GalerkinOrdering::ptap_left;
   if (name == "ptap-right") return GalerkinOrdering::ptap_right;
-  throw InvalidInput("unknown Galerkin ordering '" + name +
-                     "' (expected ptap-left or ptap-right)");
+  throw InvalidInput("unknown Galerkin ordering '" + name + "' (expected ptap-left or ptap-right)");
 }
 
 const char* aggregation_name(AggregationMethod method) {
@@ -36,6 +35,8 @@ const char* ordering_name(GalerkinOrdering ordering) {
 void validate(const AmgParameters& p) {
   require(std::isfinite(p.strength_threshold) && p.strength_threshold >= 0,
           "AmgParameters: strength_threshold must be finite and >= 0");
+  require(std::isfinite(p.strength_decay) && p.strength_decay > 0 && p.strength_decay <= 1,
+          "AmgParameters: strength_decay must lie in (0, 1]");
   require(p.max_coarse_rows >= 1, "AmgParameters: max_coarse_rows must be >= 1");
   require(p.max_levels >= 1, "AmgParameters: max_levels must be >= 1");
   require(p.max_direct_rows >= p.max_coarse_rows,

@@ -28,6 +28,14 @@ const char* ordering_name(GalerkinOrdering ordering);
 
 struct AmgParameters {
   double strength_threshold = 0.0;  // θ: a_ij strong iff |a_ij| ≥ θ·sqrt(|a_ii a_jj|)
+  // Level l tests strength with θ·strength_decay^l. Galerkin matrices fill in
+  // level after level, so a threshold that suits the finest level cuts coarse
+  // levels into small aggregates (AMGCL halves its threshold each level).
+  double strength_decay = 1.0;
+  // Where θ > 0, smooth the tentative prolongator with the filtered matrix
+  // (weak entries lumped into the diagonal, amg/filtered.hpp) instead of A,
+  // as Vaněk, Mandel and Brezina, PyAMG's filter option and AMGCL do.
+  bool filtered_smoothing = true;
   // mis2 on both devices, so that a hierarchy is the same wherever it is
   // built: the GPU reproduces it node for node, while `standard` is serial
   // (on the GPU its host step costs more than the rest of the setup). On

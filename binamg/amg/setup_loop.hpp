@@ -8,6 +8,7 @@
 //   Diagonal diagonal(const Matrix&, const std::string& what)
 //                                                   throws naming `what` on a zero
 //   Matrix strength(const Matrix& A, double theta)
+//   Matrix filtered(const Matrix& A, double theta)  amg/filtered.hpp
 //   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
 //   Weights                                         a level's node weights (empty: all 1)
 //   Tentative tentative(const Aggregates&, const Weights&)   .P and .coarse_weights
@@ -35,16 +36,18 @@ namespace binamg::setup_detail {
 constexpr double kStalledCoarseningRatio = 0.9;
 
 /// Why aggregation of level `level` stalled, with the parameter that may help.
+/// `theta` is the level's strength threshold.
 inline std::string stall_reason(std::size_t level, index_t rows, index_t aggregates,
-                                index_t strong_entries, const AmgParameters& parameters) {
+                                index_t strong_entries, double theta) {
   std::string reason = "coarsening stalled at level " + std::to_string(level) + " (" +
                        std::to_string(aggregates) + " aggregates of " + std::to_string(rows) +
                        " rows";
-  if (parameters.strength_threshold > 0) {
+  if (theta > 0) {
     char threshold[32];
-    std::snprintf(threshold, sizeof threshold, "%g", parameters.strength_threshold);
+    std::snprintf(threshold, sizeof threshold, "%g", theta);
     reason += "; the strength threshold " + std::string(threshold) + " keeps " +
-              std::to_string(strong_entries) + " strong connections: lower it to coarsen further";
+              std::to_string(strong_entries) +
+              " strong connections: lower it (or its decay per level) to coarsen further";
   }
   return reason + ")";
 }
@@ -81,12 +84,14 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       break;
     }
     auto clock = steps.clock();
-    const Matrix S = steps.strength(current, parameters.strength_threshold);
+    const double theta = parameters.strength_threshold *
+                         std::pow(parameters.strength_decay, double(h.levels.size()));
+    const Matrix S = steps.strength(current, theta);
     clock.lap(h.timings.strength_ms);
     const auto aggregates = steps.aggregate(S, parameters.aggregation);
     clock.lap(h.timings.aggregation_ms);
     if (aggregates.count > kStalledCoarseningRatio * current.rows) {
-      stopped = stall_reason(h.levels.size(), current.rows, aggregates.count, S.nnz(), parameters);
+      stopped = stall_reason(h.levels.size(), current.rows, aggregates.count, S.nnz(), theta);
       break;
     }
     auto tentative = steps.tentative(aggregates, weights);
@@ -99,8 +104,21 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
             level_name + " has no usable estimate of rho(D^-1 A)");
     level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
-    level.P = steps.smoothed_prolongator(current, diagonal, tentative.P,
-                                         parameters.prolongator_weight / level.spectral_radius);
+    if (theta > 0 && parameters.filtered_smoothing) {
+      // Smoothing the prolongator with the filtered matrix: its own diagonal
+      // and spectral radius, while the smoother keeps A's.
+      const Matrix filtered = steps.filtered(current, theta);
+      const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
+      const double rho =
+          steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);
+      require(rho > 0 && std::isfinite(rho),
+              level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
+      level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, tentative.P,
+                                           parameters.prolongator_weight / rho);
+    } else {
+      level.P = steps.smoothed_prolongator(current, diagonal, tentative.P,
+                                           parameters.prolongator_weight / level.spectral_radius);
+    }
     clock.lap(h.timings.prolongator_ms);
     level.R = steps.transpose(level.P);
     clock.lap(h.timings.restriction_ms);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/filtered.hpp"
 #include "binamg/amg/spectral_radius.hpp"
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/tentative.hpp"
@@ -45,6 +46,15 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
   for (const auto& A : test_matrices<T>())
     for (double theta : {0.0, 0.1, 0.3})
       testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+}
+
+TYPED_TEST(AmgGpuSetup, FilteredMatrixEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (const auto& A : test_matrices<T>())
+    for (double theta : {0.0, 0.1, 0.3, 0.9})
+      testing::expect_same_matrix(filtered_matrix(A, theta),
+                                  to_host(filtered_matrix(to_device(A), theta)));
 }
 
 // Scaled far from 1 (the diagonal products overflow or underflow double), the

@@ -3,9 +3,9 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
-#include <cstdio>
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
@@ -15,6 +15,7 @@
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 #include "binamg/vector/vector_ops.hpp"
+#include "support/anisotropic_poisson.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -244,6 +245,43 @@ TYPED_TEST(AmgSolve, HierarchyStopsAtCoarseSizeWithModestComplexity) {
   p.max_levels = 1;  // no coarsening: the coarse solver takes the whole matrix
   const auto direct = build_hierarchy(poisson<T>(Stencil::poisson2d_5, 10), p);
   EXPECT_EQ(direct.num_levels(), 1);
+}
+
+// With θ > 0, level l tests strength at θ·decay^l and the prolongator is
+// smoothed with the filtered matrix: on a strongly anisotropic problem P stays
+// within the strong direction (sparser than smoothing with A), and PCG converges.
+TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
+  using T = TypeParam;
+  const CsrMatrix<T> A = testing::anisotropic_poisson<T>(48, T(0.001));
+  AmgParameters p;
+  p.strength_threshold = 0.08;
+  p.strength_decay = 0.5;
+  const Hierarchy<T> filtered = build_hierarchy(A, p);
+  p.filtered_smoothing = false;
+  const Hierarchy<T> unfiltered = build_hierarchy(A, p);
+  ASSERT_GE(filtered.levels.size(), 1u);
+  EXPECT_EQ(filtered.levels[0].P.cols, unfiltered.levels[0].P.cols);  // the same aggregates
+  EXPECT_LT(filtered.levels[0].P.nnz(), unfiltered.levels[0].P.nnz());
+  const std::vector<T> b(A.rows, T(1));
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult result = pcg(filtered, b, x, {std::is_same_v<T, float> ? 1e-3 : 1e-8, 300});
+  EXPECT_TRUE(result.converged) << result.iterations;
+
+  // The decay applies from level 1 on: the 9-point stencil's couplings are all
+  // strong at θ = 0.1, its first Galerkin matrix's are not, so a lower
+  // threshold there (0.025) makes larger aggregates.
+  p.strength_threshold = 0.1;
+  p.strength_decay = 1;
+  p.max_coarse_rows = 20;
+  const Hierarchy<T> fixed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+  p.strength_decay = 0.25;
+  const Hierarchy<T> decayed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+  ASSERT_GE(fixed.levels.size(), 2u);
+  ASSERT_GE(decayed.levels.size(), 2u);
+  EXPECT_EQ(fixed.levels[0].P.cols, decayed.levels[0].P.cols);
+  EXPECT_GT(fixed.levels[1].P.cols, decayed.levels[1].P.cols);
+  p.strength_decay = 0;
+  EXPECT_THROW(build_hierarchy(A, p), InvalidInput);
 }
 
 // Coarsening that ends above max_coarse_rows says why in `warnings`; above

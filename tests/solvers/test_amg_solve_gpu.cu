@@ -15,6 +15,7 @@
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
+#include "support/anisotropic_poisson.hpp"
 #include "support/gpu.hpp"
 #include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
@@ -103,6 +104,34 @@ TYPED_TEST(AmgGpuSolve, StandardAggregationHierarchyMatchesTheCpu) {
     EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values),
               level_tolerance<T>(cpu.num_levels()))
         << "level " << l;
+  }
+}
+
+// A positive threshold with a decay per level and the filtered matrix in the
+// prolongator, on a matrix with weak entries on every level.
+TYPED_TEST(AmgGpuSolve, FilteredHierarchyMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = testing::anisotropic_poisson<T>(60, T(0.01));
+  AmgParameters parameters;
+  parameters.strength_threshold = 0.08;
+  parameters.strength_decay = 0.5;
+  parameters.max_coarse_rows = 50;
+  const Hierarchy<T> cpu = build_hierarchy(A, parameters);
+  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+  ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
+  ASSERT_GE(cpu.num_levels(), 3);
+  const double tolerance = level_tolerance<T>(cpu.num_levels());
+  for (std::size_t l = 0; l < cpu.levels.size(); ++l) {
+    const CsrMatrix<T> P = to_host(gpu.levels[l].P);
+    EXPECT_EQ(cpu.levels[l].P.row_ptr, P.row_ptr) << "level " << l;
+    EXPECT_EQ(cpu.levels[l].P.col_idx, P.col_idx) << "level " << l;
+    EXPECT_LE(relative_difference(cpu.levels[l].P.values, P.values), tolerance) << "level " << l;
+  }
+  for (index_t l = 0; l < cpu.num_levels(); ++l) {
+    const CsrMatrix<T> actual = to_host(gpu.matrix(l));
+    EXPECT_EQ(cpu.matrix(l).col_idx, actual.col_idx) << "level " << l;
+    EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values), tolerance) << "level " << l;
   }
 }
 
@@ -290,7 +319,8 @@ TYPED_TEST(AmgGpuSolve, VcycleSolveIterationsMatchTheCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   SolveOptions options;
-  options.tolerance = std::is_same_v<T, float> ? 1e-4 : 1e-8;  // float's true residual stalls near 5e-6
+  options.tolerance =
+      std::is_same_v<T, float> ? 1e-4 : 1e-8;  // float's true residual stalls near 5e-6
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 16);
   const std::vector<T> b = poisson_rhs<T>(A.rows);
   std::vector<T> x(A.rows, T(0));

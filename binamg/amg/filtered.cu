@@ -1,0 +1,73 @@
+// GPU twin of filtered_matrix(): one thread per row runs the CPU's row code
+// (filtered_row.hpp), so the lumped diagonals are summed in the same order.
+#include <cmath>
+#include <string>
+
+#include "binamg/amg/filtered.hpp"
+#include "binamg/amg/filtered_row.hpp"
+#include "binamg/core/launch.hpp"
+#include "binamg/core/scan.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int filtered_threads = 256;
+
+// Counts (count pass) or writes (fill pass) the row's entries of A_F.
+template <typename T, bool fill>
+__global__ void filtered_rows(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                              const T* values, const T* diag, double theta, index_t* count,
+                              const index_t* f_row_ptr, index_t* f_col_idx, T* f_values) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  index_t out = fill ? f_row_ptr[row] : 0;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+    const index_t col = col_idx[k];
+    if (!amg_detail::kept_in_filtered(row, col, values[k], diag, theta)) continue;
+    if (fill) {
+      f_col_idx[out] = col;
+      f_values[out] =
+          col == row ? amg_detail::filtered_diagonal(row, row_ptr, col_idx, values, diag, theta)
+                     : values[k];
+    }
+    ++out;
+  }
+  if (!fill) count[row] = out;
+}
+
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream) {
+  require(A.rows == A.cols, "filtered_matrix: the matrix is not square (" + std::to_string(A.rows) +
+                                " x " + std::to_string(A.cols) + ")");
+  require(std::isfinite(theta) && theta >= 0, "filtered_matrix: theta must be finite and >= 0");
+  const index_t n = A.rows;
+  const unsigned blocks = blocks_for(n, filtered_threads);
+  const DeviceBuffer<T> diag = diagonal(A, stream);
+  DeviceBuffer<index_t> count(n, stream, "filtered row counts");
+  DeviceCsr<T> F;
+  F.rows = F.cols = n;
+  F.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "filtered row_ptr");
+  if (n > 0) {
+    filtered_rows<T, false><<<blocks, filtered_threads, 0, stream>>>(
+        n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta, count.data(),
+        nullptr, nullptr, nullptr);
+    BINAMG_CHECK_LAUNCH();
+  }
+  F.allocate_entries(
+      offsets_from_counts(count.data(), n, F.row_ptr.data(), "filtered_matrix: nnz", stream),
+      stream, "filtered entries");
+  if (n > 0) {
+    filtered_rows<T, true><<<blocks, filtered_threads, 0, stream>>>(
+        n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta, nullptr,
+        F.row_ptr.data(), F.col_idx.data(), F.values.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return F;
+}
+
+template DeviceCsr<float> filtered_matrix<float>(const DeviceCsr<float>&, double, cudaStream_t);
+template DeviceCsr<double> filtered_matrix<double>(const DeviceCsr<double>&, double, cudaStream_t);
+
+}  // namespace binamg

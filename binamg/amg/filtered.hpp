@@ -1,0 +1,28 @@
+#pragma once
+// The filtered matrix of Vaněk, Mandel and Brezina (1996), which smooths the
+// tentative prolongator in place of A when the strength threshold is positive.
+#include "binamg/sparse/csr.hpp"
+#include "binamg/sparse/device_csr.hpp"
+
+namespace binamg {
+
+/// A_F: A's diagonal and its strong off-diagonal entries (the test of
+/// strength(): |a_ij| ≥ θ·sqrt(|a_ii·a_jj|)), with each weak off-diagonal entry
+/// added to its row's diagonal (left to right, in T), so that A_F's row sums
+/// are A's and the constant stays in A_F's near-nullspace. Smoothing with A_F
+/// keeps P from reaching across weak connections (a coefficient jump, the weak
+/// direction of an anisotropy), and P stays as sparse as the aggregates.
+/// A row whose lumped diagonal is not above √ε_T·|a_ii| (no strong neighbour
+/// left in a row that sums to zero, or weak entries that outweigh a_ii) keeps
+/// a_ii: its smoothing would divide by a rounding residue.
+/// A must be square with sorted rows and a diagonal entry in every row
+/// (require_square_with_diagonal); θ finite and ≥ 0. Rows of A_F are sorted.
+template <typename T>
+CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta);
+
+/// The GPU twin: the same matrix, bit for bit. A's diagonal is not checked here
+/// (the setup has checked it once per level).
+template <typename T>
+DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
+
+}  // namespace binamg

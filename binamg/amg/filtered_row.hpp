@@ -1,0 +1,32 @@
+#pragma once
+// One row of the filtered matrix (filtered.hpp), written once for both devices
+// (internal).
+#include <cfloat>
+#include <cmath>
+
+#include "binamg/amg/strength_test.hpp"
+#include "binamg/core/host_device.hpp"
+#include "binamg/core/types.hpp"
+
+namespace binamg::amg_detail {
+
+/// Whether entry k of `row` stays in A_F: the diagonal, or a strong off-diagonal.
+template <typename T>
+BINAMG_HOST_DEVICE bool kept_in_filtered(index_t row, index_t col, T value, const T* diag,
+                                         double theta) {
+  return col == row || strong_connection(value, diag[row], diag[col], theta);
+}
+
+/// The diagonal of `row` in A_F: a_ii plus the row's weak entries, left to
+/// right, or a_ii where that sum is not clearly positive.
+template <typename T>
+BINAMG_HOST_DEVICE T filtered_diagonal(index_t row, const index_t* row_ptr, const index_t* col_idx,
+                                       const T* values, const T* diag, double theta) {
+  T lumped = diag[row];
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+    if (!kept_in_filtered(row, col_idx[k], values[k], diag, theta)) lumped += values[k];
+  const T floor = sqrt(T(sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON)) * fabs(diag[row]);
+  return lumped > floor ? lumped : diag[row];
+}
+
+}  // namespace binamg::amg_detail
