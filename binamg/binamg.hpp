@@ -27,6 +27,7 @@
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/parameters.hpp"
+#include "binamg/solvers/cycle_factors.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_result.hpp"
 #include "binamg/solvers/vcycle.hpp"

@@ -17,6 +17,7 @@
 #include "binamg/core/memory.hpp"
 #include "binamg/core/version.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "binamg/solvers/cycle_factors.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/sparse/device_csr.hpp"
@@ -67,6 +68,9 @@ Output
   --json               last line of stdout is one JSON object with the results
   --repeat N           after the first (cold) setup and solve, repeat both N more times
                        and report the medians of the repeats too (default 0)
+  --cycle-factors N    also estimate, with N power iterations, the V-cycle's convergence
+                       factor from each level down (on the host's twin of the hierarchy):
+                       a level whose factor jumps above the next one's is the weak one
   --help               this text
 )";
 
@@ -78,6 +82,7 @@ struct Options {
   AmgParameters amg;
   bool json = false;
   int repeat = 0;         // warm setup+solve runs after the cold one (medians reported)
+  int cycle_factors = 0;  // power iterations for the cycle's convergence factors (0: none)
   index_t rhs_count = 0;  // 0: one, or as many as --rhs has columns
 };
 
@@ -85,10 +90,11 @@ Options parse_arguments(int argc, char** argv) {
   Options options;
   const cli::Arguments arguments = cli::parse_arguments(
       argc, argv,
-      {"--problem",    "--size",      "--matrix",         "--rhs",       "--solver",
-       "--tol",        "--max-iters", "--device",         "--precision", "--aggregation",
-       "--ordering",   "--strength",  "--strength-decay", "--filter",    "--max-coarse",
-       "--max-levels", "--sweeps",    "--repeat",         "--rhs-count", "--max-direct"},
+      {"--problem",    "--size",      "--matrix",         "--rhs",           "--solver",
+       "--tol",        "--max-iters", "--device",         "--precision",     "--aggregation",
+       "--ordering",   "--strength",  "--strength-decay", "--filter",        "--max-coarse",
+       "--max-levels", "--sweeps",    "--repeat",         "--cycle-factors", "--rhs-count",
+       "--max-direct"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -126,6 +132,10 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
+  if (auto v = get("--cycle-factors")) {
+    options.cycle_factors = parse_number<int>("--cycle-factors", *v);
+    require(options.cycle_factors >= 2, "--cycle-factors must be at least 2 (power iterations)");
+  }
   if (auto v = get("--rhs-count")) {
     options.rhs_count = parse_number<index_t>("--rhs-count", *v);
     require(options.rhs_count >= 1, "--rhs-count must be at least 1");
@@ -262,6 +272,15 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
                   << ",\"nnz\":" << sizes[l].nnz << "}";
     print_phases("setup", t, t.total_ms());
   });
+  // Where the hierarchy loses convergence, level by level, on the host's twin.
+  std::vector<double> factors;
+  if (options.cycle_factors > 0) {
+    const Hierarchy<T> host = build_hierarchy(A, options.amg);
+    factors = vcycle_convergence_factors(host, options.cycle_factors);
+    for (std::size_t l = 0; l < factors.size(); ++l)
+      std::printf("V-cycle convergence factor from level %zu (%d rows): %.3f\n", l,
+                  int(host.matrix(index_t(l)).rows), factors[l]);
+  }
   // Warm repeats: the same build and solve again; a different answer would be a
   // determinism bug, so it stops the run instead of being timed.
   RepeatTimings repeats;
@@ -344,7 +363,14 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
          << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"commit\":\""
-         << build_commit() << "\",\"warnings\":[";
+         << build_commit() << "\"";
+    if (!factors.empty()) {
+      json << ",\"cycle_factors\":[";
+      for (std::size_t l = 0; l < factors.size(); ++l)
+        json << (l > 0 ? "," : "") << json_number(factors[l]);
+      json << "]";
+    }
+    json << ",\"warnings\":[";
     for (std::size_t i = 0; i < warnings.size(); ++i)
       json << (i > 0 ? "," : "") << json_string(warnings[i]);
     json << "]}";

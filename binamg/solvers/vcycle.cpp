@@ -1,8 +1,4 @@
-#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
-
-#include "binamg/solvers/monitor.hpp"
-#include "binamg/solvers/rhs_scaling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +7,9 @@
 #include <string>
 
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/solvers/monitor.hpp"
+#include "binamg/solvers/rhs_scaling.hpp"
+#include "binamg/solvers/solve_steps.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -36,23 +35,21 @@ void cycle(const Hierarchy<T>& h, CycleWorkspace<T>& work, index_t k, std::size_
     jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
                      h.parameters.presweeps, r);
   else
-    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
-           h.parameters.presweeps, r);
+    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.presweeps,
+           r);
   residual(level.A, x, b, k, r);
   spmm(level.R, r, k, work.rhs[l + 1]);
   cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   spmm(level.P, work.solution[l + 1], k, r);
   axpy(T(1), r, x);
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
-         r);
+  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps, r);
 }
 
 }  // namespace
 
 template <typename T>
-void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
-                           const std::vector<T>& x, const SolveOptions& options,
-                           const char* who) {
+void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b, const std::vector<T>& x,
+                           const SolveOptions& options, const char* who) {
   const std::string name(who);
   const std::size_t rows = h.matrix(0).rows;
   require(b.size() == rows, name + ": b has " + std::to_string(b.size()) +
@@ -61,8 +58,10 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
                                 " entries, the matrix has " + std::to_string(rows) + " rows");
   for (std::size_t i = 0; i < rows; ++i) {
     // Messages are built only on failure: this loop runs once per solve over all rows.
-    if (!std::isfinite(b[i])) throw InvalidInput(name + ": b[" + std::to_string(i) + "] is not finite");
-    if (!std::isfinite(x[i])) throw InvalidInput(name + ": x[" + std::to_string(i) + "] is not finite");
+    if (!std::isfinite(b[i]))
+      throw InvalidInput(name + ": b[" + std::to_string(i) + "] is not finite");
+    if (!std::isfinite(x[i]))
+      throw InvalidInput(name + ": x[" + std::to_string(i) + "] is not finite");
   }
   validate(options, who);
 }
@@ -76,6 +75,18 @@ void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
 }
 
 template <typename T>
+void vcycle(const Hierarchy<T>& h, index_t level, const std::vector<T>& b, std::vector<T>& x) {
+  require(level >= 0 && level < h.num_levels(), "vcycle: level " + std::to_string(level) +
+                                                    " outside [0, " +
+                                                    std::to_string(h.num_levels()) + ")");
+  const std::size_t rows = h.matrix(level).rows;
+  require(b.size() == rows && x.size() == rows, "vcycle: b and x must have level " +
+                                                    std::to_string(level) + "'s " +
+                                                    std::to_string(rows) + " entries");
+  cycle(h, h.workspace, 1, std::size_t(level), b, x, false);
+}
+
+template <typename T>
 void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x) {
   const std::size_t rows = h.matrix(0).rows;
   if (b.size() != rows)
@@ -85,8 +96,8 @@ void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vecto
 }
 
 template <typename T>
-void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
-                      index_t k, CycleWorkspace<T>& work) {
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x, index_t k,
+                      CycleWorkspace<T>& work) {
   const std::size_t entries = std::size_t(h.matrix(0).rows) * std::max<index_t>(k, 0);
   require(k > 0 && b.size() == entries,
           "vcycle_from_zero: b must hold rows x k = " + std::to_string(entries) + " entries");
@@ -107,8 +118,7 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
   const std::vector<int> exponents = solver_detail::rhs_exponents<T>({b_norm});
   if (solver_detail::any_rescaled(exponents))
     return solver_detail::solve_rescaled<SolveResult>(
-        exponents,
-        [&](const std::vector<int>& down) { return scaled_copy(b, 1, down); },
+        exponents, [&](const std::vector<int>& down) { return scaled_copy(b, 1, down); },
         [&](const std::vector<int>& by) { scale_columns(x, 1, by); },
         [&](const std::vector<T>& scaled_b) { return vcycle_solve(h, scaled_b, x, options); });
   SolveMonitor monitor("vcycle_solve", options, b_norm, std::numeric_limits<T>::epsilon());
@@ -125,16 +135,15 @@ SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::ve
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
-#define BINAMG_INSTANTIATE(T)                                                              \
-  template void validate_solve_inputs<T>(const Hierarchy<T>&, const std::vector<T>&,       \
-                                         const std::vector<T>&, const SolveOptions&,       \
-                                         const char*);                                     \
-  template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);    \
-  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
-                                    std::vector<T>&);                                      \
-  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&,            \
-                                    std::vector<T>&, index_t, CycleWorkspace<T>&);         \
-  template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,         \
+#define BINAMG_INSTANTIATE(T)                                                                      \
+  template void validate_solve_inputs<T>(const Hierarchy<T>&, const std::vector<T>&,               \
+                                         const std::vector<T>&, const SolveOptions&, const char*); \
+  template void vcycle<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);            \
+  template void vcycle<T>(const Hierarchy<T>&, index_t, const std::vector<T>&, std::vector<T>&);   \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&);  \
+  template void vcycle_from_zero<T>(const Hierarchy<T>&, const std::vector<T>&, std::vector<T>&,   \
+                                    index_t, CycleWorkspace<T>&);                                  \
+  template SolveResult vcycle_solve<T>(const Hierarchy<T>&, const std::vector<T>&,                 \
                                        std::vector<T>&, const SolveOptions&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -15,6 +15,12 @@ namespace binamg {
 template <typename T>
 void vcycle(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x);
 
+/// One cycle of the hierarchy's levels `level`, level + 1, …, coarsest: b and x
+/// have level `level`'s size (level = num_levels() − 1 is the direct solve).
+/// vcycle(h, 0, b, x) is vcycle(h, b, x).
+template <typename T>
+void vcycle(const Hierarchy<T>& h, index_t level, const std::vector<T>& b, std::vector<T>& x);
+
 /// The same cycle from x = 0 (x is overwritten): z = B b for the preconditioner
 /// B, saving the first smoothing sweep's product with A. Bitwise equal to
 /// vcycle() from a zeroed x.
@@ -26,8 +32,8 @@ void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vecto
 /// SpMV, and column j is bitwise vcycle_from_zero of column j. `work` comes from
 /// cycle_workspace(h, k).
 template <typename T>
-void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
-                      index_t k, CycleWorkspace<T>& work);
+void vcycle_from_zero(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x, index_t k,
+                      CycleWorkspace<T>& work);
 
 /// Repeats the V-cycle from the initial guess x until ‖b − Ax‖/‖b‖ ≤ tolerance or
 /// max_iterations cycles. b = 0 gives x = 0 after zero iterations. Throws
@@ -44,12 +50,11 @@ template <typename T>
 void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x);
 
 template <typename T>
-void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
-                      DeviceBuffer<T>& x);
+void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x);
 
 template <typename T>
-SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
-                         DeviceBuffer<T>& x, const SolveOptions& options = {});
+SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                         const SolveOptions& options = {});
 
 /// vcycle_from_zero on k row-major right-hand sides (b and x hold rows × k
 /// entries); `work` comes from cycle_workspace(h, k). The same cycle as k = 1 with
