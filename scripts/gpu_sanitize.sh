@@ -8,8 +8,11 @@
 # timed out. CUDA API errors are not reported: every call is checked in the code,
 # so one fails its test, and the out-of-memory tests make them on purpose.
 # Exit status 1 if any run reported an error or failed.
-# NAMES (a find -name pattern, default test_*_gpu) picks the binaries.
-# Usage: [TOOLS="memcheck ..."] [NAMES=GLOB] [SHARDS=N] [JOBS=N] [LIMIT=S] scripts/gpu_sanitize.sh BUILD_DIR OUT_DIR
+# NAMES (a find -name pattern, default test_*_gpu) picks the binaries. JOBLIST
+# (a file of lines "TOOL BINARY SHARD SHARDS", e.g. "racecheck test_spgemm_gpu 3 8")
+# runs those runs instead, in that order. Each run's line is also appended to
+# OUT_DIR/sanitize-summary.partial as it ends, so a run cut short keeps what finished.
+# Usage: [TOOLS="memcheck ..."] [NAMES=GLOB] [SHARDS=N] [JOBLIST=FILE] [JOBS=N] [LIMIT=S] scripts/gpu_sanitize.sh BUILD_DIR OUT_DIR
 set -uo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
@@ -34,14 +37,22 @@ run_one() {
     *) status=FAILED ;;
   esac
   echo "$tool $name: $status; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" \
-       "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+       "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" |
+    tee -a "$out/sanitize-summary.partial"
 }
 export -f run_one
-for tool in $tools; do
-  for test in $(find "$build/tests" -maxdepth 1 -name "${NAMES:-test_*_gpu}" -type f -executable | sort); do
-    for ((shard = 0; shard < shards; ++shard)); do echo "$tool $test $shard $shards"; done
+runs() {
+  if [ -n "${JOBLIST:-}" ]; then
+    while read -r tool name shard count; do echo "$tool $build/tests/$name $shard $count"; done < "$JOBLIST"
+    return
+  fi
+  for tool in $tools; do
+    for test in $(find "$build/tests" -maxdepth 1 -name "${NAMES:-test_*_gpu}" -type f -executable | sort); do
+      for ((shard = 0; shard < shards; ++shard)); do echo "$tool $test $shard $shards"; done
+    done
   done
-done | OUT=$out xargs -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$OUT"' _ |
+}
+runs | OUT=$out xargs -P "$jobs" -L 1 bash -c 'run_one "$1" "$2" "$3" "$4" "$OUT"' _ |
   sort > "$out/sanitize-summary.txt"
 for log in "$out"/logs/*.log; do
   { echo "===== $(basename "$log" .log)"; cat "$log"; } >> "$out/sanitize.log"
