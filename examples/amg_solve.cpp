@@ -57,8 +57,9 @@ AMG
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0)
   --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 1)
-  --filter on|off      where theta > 0, smooth the prolongator with the filtered
-                       matrix (weak entries lumped into the diagonal; default on)
+  --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
+                       the filtered matrix (weak entries lumped into the diagonal;
+                       default 1, 0: none)
   --max-coarse N       coarsen until at most N rows (default 300)
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
@@ -92,7 +93,7 @@ Options parse_arguments(int argc, char** argv) {
       argc, argv,
       {"--problem",    "--size",      "--matrix",         "--rhs",           "--solver",
        "--tol",        "--max-iters", "--device",         "--precision",     "--aggregation",
-       "--ordering",   "--strength",  "--strength-decay", "--filter",        "--max-coarse",
+       "--ordering",   "--strength",  "--strength-decay", "--filter-levels", "--max-coarse",
        "--max-levels", "--sweeps",    "--repeat",         "--cycle-factors", "--rhs-count",
        "--max-direct"},
       usage_text);
@@ -112,10 +113,8 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
   if (auto v = get("--strength"))
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
-  if (auto v = get("--filter")) {
-    require(*v == "on" || *v == "off", "--filter must be on or off, got '" + *v + "'");
-    options.amg.filtered_smoothing = *v == "on";
-  }
+  if (auto v = get("--filter-levels"))
+    options.amg.filtered_levels = parse_number<int>("--filter-levels", *v);
   if (auto v = get("--strength-decay"))
     options.amg.strength_decay = parse_number<double>("--strength-decay", *v);
   if (auto v = get("--max-coarse"))

@@ -104,7 +104,7 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
             level_name + " has no usable estimate of rho(D^-1 A)");
     level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
-    if (theta > 0 && parameters.filtered_smoothing) {
+    if (theta > 0 && int(h.levels.size()) < parameters.filtered_levels) {
       // Smoothing the prolongator with the filtered matrix: its own diagonal
       // and spectral radius, while the smoother keeps A's.
       const Matrix filtered = steps.filtered(current, theta);

@@ -257,7 +257,7 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
   p.strength_threshold = 0.08;
   p.strength_decay = 0.5;
   const Hierarchy<T> filtered = build_hierarchy(A, p);
-  p.filtered_smoothing = false;
+  p.filtered_levels = 0;
   const Hierarchy<T> unfiltered = build_hierarchy(A, p);
   ASSERT_GE(filtered.levels.size(), 1u);
   EXPECT_EQ(filtered.levels[0].P.cols, unfiltered.levels[0].P.cols);  // the same aggregates
@@ -266,6 +266,14 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
   std::vector<T> x(A.rows, T(0));
   const SolveResult result = pcg(filtered, b, x, {std::is_same_v<T, float> ? 1e-3 : 1e-8, 300});
   EXPECT_TRUE(result.converged) << result.iterations;
+  // filtered_levels = 1 (the default) filters level 0 only: filtering every
+  // level gives level 0 the same P, and level 1 a sparser one.
+  p.filtered_levels = 25;
+  const Hierarchy<T> every_level = build_hierarchy(A, p);
+  ASSERT_GE(every_level.levels.size(), 2u);
+  ASSERT_GE(filtered.levels.size(), 2u);
+  EXPECT_EQ(every_level.levels[0].P.values, filtered.levels[0].P.values);
+  EXPECT_LT(every_level.levels[1].P.nnz(), filtered.levels[1].P.nnz());
 
   // The decay applies from level 1 on: the 9-point stencil's couplings are all
   // strong at θ = 0.1, its first Galerkin matrix's are not, so a lower
