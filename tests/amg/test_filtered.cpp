@@ -7,6 +7,7 @@
 #include "binamg/amg/filtered.hpp"
 #include "binamg/amg/strength.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "support/matrix_of_rows.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -17,25 +18,10 @@ class Filtered : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Filtered, Precisions);
 
-template <typename T>
-CsrMatrix<T> matrix_of_rows(const std::vector<std::vector<std::pair<index_t, double>>>& rows) {
-  const auto n = static_cast<index_t>(rows.size());
-  CsrMatrix<T> A = zero_matrix<T>(n, n);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (auto [col, value] : rows[i]) {
-      A.col_idx.push_back(col);
-      A.values.push_back(static_cast<T>(value));
-    }
-    A.row_ptr[i + 1] = A.nnz();
-  }
-  validate(A, "matrix_of_rows");
-  return A;
-}
-
 TYPED_TEST(Filtered, WeakEntriesAreLumpedIntoTheDiagonal) {
   using T = TypeParam;
   // Diagonal 4: at θ = 0.25 an entry is strong from |a_ij| >= 1.
-  const auto A = matrix_of_rows<T>(
+  const auto A = testing::matrix_of_rows<T>(
       {{{0, 4}, {1, -2}, {2, -0.5}}, {{0, -2}, {1, 4}, {2, 1}}, {{0, -0.5}, {1, 1}, {2, 4}}});
   const CsrMatrix<T> F = filtered_matrix(A, 0.25);
   validate(F, "filtered");
@@ -70,8 +56,8 @@ TYPED_TEST(Filtered, RowSumsAreKept) {
 // residue: it keeps a_ii instead.
 TYPED_TEST(Filtered, RowWithoutStrongNeighboursKeepsItsDiagonal) {
   using T = TypeParam;
-  const auto A =
-      matrix_of_rows<T>({{{0, 1}, {1, -0.5}, {2, -0.5}}, {{0, -0.5}, {1, 4}}, {{0, -0.5}, {2, 4}}});
+  const auto A = testing::matrix_of_rows<T>(
+      {{{0, 1}, {1, -0.5}, {2, -0.5}}, {{0, -0.5}, {1, 4}}, {{0, -0.5}, {2, 4}}});
   const CsrMatrix<T> F = filtered_matrix(A, 0.9);  // nothing is strong
   EXPECT_EQ(F.col_idx, (std::vector<index_t>{0, 1, 2}));
   EXPECT_EQ(F.values, (std::vector<T>{T(1), T(3.5), T(3.5)}));

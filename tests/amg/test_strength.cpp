@@ -8,6 +8,7 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/add.hpp"
 #include "binamg/sparse/transpose.hpp"
+#include "support/matrix_of_rows.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -18,28 +19,12 @@ class Strength : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Strength, Precisions);
 
-// A 3×3 matrix from rows of (col, value) pairs.
-template <typename T>
-CsrMatrix<T> small_matrix(const std::vector<std::vector<std::pair<index_t, double>>>& rows) {
-  CsrMatrix<T> A = zero_matrix<T>(static_cast<index_t>(rows.size()), static_cast<index_t>(rows.size()));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (auto [col, value] : rows[i]) {
-      A.col_idx.push_back(col);
-      A.values.push_back(static_cast<T>(value));
-    }
-    A.row_ptr[i + 1] = A.nnz();
-  }
-  validate(A, "small_matrix");
-  return A;
-}
-
 TYPED_TEST(Strength, ThresholdDropsWeakEntries) {
   using T = TypeParam;
   // Diagonal 4 everywhere, so the threshold θ·sqrt(a_ii a_jj) = 4θ = 1 at θ = 0.25:
   // a_01 = -2 is strong, a_02 = -0.5 is weak, a_12 = 1 sits exactly on the threshold (strong).
-  const auto A = small_matrix<T>({{{0, 4}, {1, -2}, {2, -0.5}},
-                                  {{0, -2}, {1, 4}, {2, 1}},
-                                  {{0, -0.5}, {1, 1}, {2, 4}}});
+  const auto A = testing::matrix_of_rows<T>(
+      {{{0, 4}, {1, -2}, {2, -0.5}}, {{0, -2}, {1, 4}, {2, 1}}, {{0, -0.5}, {1, 1}, {2, 4}}});
   const auto S = strength(A, 0.25);
   validate(S, "S");
   EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 1, 3, 4}));
@@ -57,7 +42,8 @@ TYPED_TEST(Strength, ZeroThresholdKeepsEveryNonzeroOffDiagonal) {
 
 TYPED_TEST(Strength, ExplicitZerosAreNotStrong) {
   using T = TypeParam;
-  const auto A = small_matrix<T>({{{0, 1}, {1, 0}}, {{0, 0}, {1, 1}, {2, -1}}, {{1, -1}, {2, 1}}});
+  const auto A =
+      testing::matrix_of_rows<T>({{{0, 1}, {1, 0}}, {{0, 0}, {1, 1}, {2, -1}}, {{1, -1}, {2, 1}}});
   const auto S = strength(A, 0.0);
   EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 0, 1, 2}));
   EXPECT_EQ(S.col_idx, (std::vector<index_t>{2, 1}));
