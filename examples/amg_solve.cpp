@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
@@ -241,6 +242,16 @@ std::string block_json(const BlockSolveResult& block) {
 
 /// Builds the hierarchy of A (a Hierarchy or a DeviceHierarchy), solves A x = b
 /// for the k right-hand sides with it, prints the report.
+// vcycle_convergence_factors of h, one line per level on stdout.
+template <typename T>
+std::vector<double> print_cycle_factors(const Hierarchy<T>& h, int iterations) {
+  const std::vector<double> factors = vcycle_convergence_factors(h, iterations);
+  for (std::size_t l = 0; l < factors.size(); ++l)
+    std::printf("V-cycle convergence factor from level %zu (%d rows): %.3f\n", l,
+                int(h.matrix(index_t(l)).rows), factors[l]);
+  return factors;
+}
+
 template <typename T, typename BuildSolve>
 int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A, index_t k,
                      const std::string& description, double load_ms, BuildSolve&& build_and_solve) {
@@ -255,7 +266,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   SetupTimings t;
   double operator_complexity = 0, grid_complexity = 0;
   std::vector<std::string> warnings;
-  index_t nullity = 0;  // of the coarsest matrix
+  index_t nullity = 0;          // of the coarsest matrix
+  std::vector<double> factors;  // --cycle-factors
   const BlockSolveResult block = build_and_solve([&](const auto& hierarchy) {
     std::cout << hierarchy.describe();
     warnings = hierarchy.warnings;
@@ -270,16 +282,15 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
       levels_json << (l > 0 ? "," : "") << "{\"rows\":" << sizes[l].rows
                   << ",\"nnz\":" << sizes[l].nnz << "}";
     print_phases("setup", t, t.total_ms());
+    // Where the hierarchy loses convergence, level by level: on the host's
+    // hierarchy, or on the host's twin of the device's.
+    if (options.cycle_factors > 0) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(hierarchy)>, Hierarchy<T>>)
+        factors = print_cycle_factors(hierarchy, options.cycle_factors);
+      else
+        factors = print_cycle_factors(build_hierarchy(A, options.amg), options.cycle_factors);
+    }
   });
-  // Where the hierarchy loses convergence, level by level, on the host's twin.
-  std::vector<double> factors;
-  if (options.cycle_factors > 0) {
-    const Hierarchy<T> host = build_hierarchy(A, options.amg);
-    factors = vcycle_convergence_factors(host, options.cycle_factors);
-    for (std::size_t l = 0; l < factors.size(); ++l)
-      std::printf("V-cycle convergence factor from level %zu (%d rows): %.3f\n", l,
-                  int(host.matrix(index_t(l)).rows), factors[l]);
-  }
   // Warm repeats: the same build and solve again; a different answer would be a
   // determinism bug, so it stops the run instead of being timed.
   RepeatTimings repeats;

@@ -1,5 +1,6 @@
 #include "binamg/solvers/cycle_factors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
