@@ -65,7 +65,12 @@ AMG
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
                        10000; coarsening that stalls would otherwise factor a fine one)
-  --sweeps N           Jacobi pre- and post-smoothing sweeps (default 1: V(1,1))
+  --smoother NAME      jacobi (weight 4/3 / rho(D^-1 A), default) | l1-jacobi (D = the
+                       rows' l1 norms, weight 1) | chebyshev (in D^-1 A on
+                       [F * 1.1 rho, 1.1 rho])
+  --chebyshev-degree N products with A per Chebyshev sweep (default 2)
+  --chebyshev-lower F  the lower end F of Chebyshev's interval, in (0, 1) (default 0.2)
+  --sweeps N           pre- and post-smoothing sweeps (default 1: V(1,1))
 Output
   --json               last line of stdout is one JSON object with the results
   --repeat N           after the first (cold) setup and solve, repeat both N more times
@@ -96,7 +101,7 @@ Options parse_arguments(int argc, char** argv) {
        "--tol",        "--max-iters", "--device",         "--precision",     "--aggregation",
        "--ordering",   "--strength",  "--strength-decay", "--filter-levels", "--max-coarse",
        "--max-levels", "--sweeps",    "--repeat",         "--cycle-factors", "--rhs-count",
-       "--max-direct"},
+       "--max-direct", "--smoother",  "--chebyshev-degree", "--chebyshev-lower"},
       usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -129,6 +134,11 @@ Options parse_arguments(int argc, char** argv) {
             "--max-direct must be at least --max-coarse (" +
                 std::to_string(options.amg.max_coarse_rows) + ")");
   }
+  if (auto v = get("--smoother")) options.amg.smoother = parse_smoother(*v);
+  if (auto v = get("--chebyshev-degree"))
+    options.amg.chebyshev_degree = parse_number<int>("--chebyshev-degree", *v);
+  if (auto v = get("--chebyshev-lower"))
+    options.amg.chebyshev_lower = parse_number<double>("--chebyshev-lower", *v);
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
@@ -150,6 +160,11 @@ Options parse_arguments(int argc, char** argv) {
   require(options.amg.max_coarse_rows >= 1, "--max-coarse must be at least 1");
   require(options.amg.max_levels >= 1, "--max-levels must be at least 1");
   require(options.amg.presweeps >= 1, "--sweeps must be at least 1");
+  require(options.amg.chebyshev_degree >= 1 &&
+              options.amg.chebyshev_degree <= max_chebyshev_degree,
+          "--chebyshev-degree must lie in [1, " + std::to_string(max_chebyshev_degree) + "]");
+  require(options.amg.chebyshev_lower > 0 && options.amg.chebyshev_lower < 1,
+          "--chebyshev-lower must lie in (0, 1)");
   require(options.repeat >= 0, "--repeat must be at least 0");
   require(options.rhs_count <= 1 || options.solver == "cg",
           "--rhs-count above 1 needs --solver cg (the block solve is CG)");
@@ -372,7 +387,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
            << ",\"solve_ms_median\":" << json_number(median(repeats.solves));
     json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
-         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"commit\":\""
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"smoother\":\""
+         << smoother_name(options.amg.smoother) << "\",\"commit\":\""
          << build_commit() << "\"";
     if (!factors.empty()) {
       json << ",\"cycle_factors\":[";

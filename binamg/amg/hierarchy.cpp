@@ -72,6 +72,7 @@ struct HostSteps {
         if (A.col_idx[k] == i) largest = std::max(largest, std::abs(double(A.values[k])));
     return largest;
   }
+  std::vector<T> inverse_l1_diagonal(const Matrix& A) { return binamg::inverse_l1_diagonal(A); }
   void factor(CoarseSolver<T>& coarse, const Matrix& A, double scale) { coarse.factor(A, scale); }
   Clock clock() { return Clock(); }
 };

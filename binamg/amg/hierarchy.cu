@@ -100,6 +100,9 @@ struct DeviceSteps {
   double largest_diagonal(const Matrix&, const Diagonal& d) {
     return double(column_max_abs(d.diagonal, 1, stream)[0]);
   }
+  DeviceBuffer<T> inverse_l1_diagonal(const Matrix& A) {
+    return binamg::inverse_l1_diagonal(A, stream);
+  }
   void factor(DeviceCoarseSolver<T>& coarse, const Matrix& A, double scale) {
     coarse.factor(to_host(A), scale, stream);  // the one download of the setup
   }

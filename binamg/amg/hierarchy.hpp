@@ -19,13 +19,15 @@ template <typename Matrix, typename Vector>
 struct LevelOf {
   using value_type = typename Vector::value_type;
   Matrix A, P, R;  // R = Pᵀ explicitly
+  // The smoother's D⁻¹ and weight: 1/a_ii and jacobi_weight/ρ, or l1-Jacobi's
+  // inverse l1 diagonal and 1 (AmgParameters::smoother).
   Vector inverse_diagonal;
-  value_type jacobi_weight;  // parameters.jacobi_weight / spectral_radius
-  double spectral_radius;    // estimate of ρ(D⁻¹A)
+  value_type jacobi_weight;
+  double spectral_radius;  // estimate of ρ(D⁻¹A), also Chebyshev's interval
 };
 
 /// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
-/// includes the ρ(D⁻¹A) estimate; restriction_ms is R = Pᵀ; galerkin_ms
+/// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is R = Pᵀ; galerkin_ms
 /// includes the check of the coarse matrix's diagonal.
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
@@ -75,6 +77,7 @@ struct CycleWorkspace {
   std::vector<std::vector<T>> residual;  // [l]: rows of level l (also the smoother's scratch)
   std::vector<std::vector<T>> rhs;       // [l]: right-hand side on level l (l ≥ 1)
   std::vector<std::vector<T>> solution;  // [l]: correction on level l (l ≥ 1)
+  std::vector<std::vector<T>> direction;  // [l]: Chebyshev's search direction (else empty)
 };
 
 template <typename T>
@@ -108,7 +111,7 @@ using DeviceLevel = LevelOf<DeviceCsr<T>, DeviceBuffer<T>>;
 /// with the level's iterate, so buffers move between owners but never change size).
 template <typename T>
 struct DeviceCycleWorkspace {
-  std::vector<DeviceBuffer<T>> residual, rhs, solution;
+  std::vector<DeviceBuffer<T>> residual, rhs, solution, direction;
   // k > 1: partial sums of block reductions (block_reduction_scratch_size): the
   // cycle's fused bᵀx, and the block CG's between cycles.
   DeviceBuffer<T> column_partials;

@@ -16,6 +16,22 @@ GalerkinOrdering parse_ordering(const std::string& name) {
   throw InvalidInput("unknown Galerkin ordering '" + name + "' (expected ptap-left or ptap-right)");
 }
 
+SmootherKind parse_smoother(const std::string& name) {
+  if (name == "jacobi") return SmootherKind::jacobi;
+  if (name == "l1-jacobi") return SmootherKind::l1_jacobi;
+  if (name == "chebyshev") return SmootherKind::chebyshev;
+  throw InvalidInput("unknown smoother '" + name + "' (expected jacobi, l1-jacobi or chebyshev)");
+}
+
+const char* smoother_name(SmootherKind smoother) {
+  switch (smoother) {
+    case SmootherKind::jacobi: return "jacobi";
+    case SmootherKind::l1_jacobi: return "l1-jacobi";
+    case SmootherKind::chebyshev: return "chebyshev";
+  }
+  return "unknown";
+}
+
 const char* aggregation_name(AggregationMethod method) {
   switch (method) {
     case AggregationMethod::mis2: return "mis2";
@@ -47,6 +63,14 @@ void validate(const AmgParameters& p) {
           "AmgParameters: prolongator_weight must be finite and >= 0");
   require(std::isfinite(p.jacobi_weight) && p.jacobi_weight > 0,
           "AmgParameters: jacobi_weight must be finite and > 0");
+  require(p.smoother == SmootherKind::jacobi || p.smoother == SmootherKind::l1_jacobi ||
+              p.smoother == SmootherKind::chebyshev,
+          "AmgParameters: smoother is not one of jacobi, l1-jacobi, chebyshev");
+  require(p.chebyshev_degree >= 1 && p.chebyshev_degree <= max_chebyshev_degree,
+          "AmgParameters: chebyshev_degree must lie in [1, " +
+              std::to_string(max_chebyshev_degree) + "]");
+  require(std::isfinite(p.chebyshev_lower) && p.chebyshev_lower > 0 && p.chebyshev_lower < 1,
+          "AmgParameters: chebyshev_lower must lie in (0, 1)");
   require(p.presweeps >= 0 && p.postsweeps >= 0,
           "AmgParameters: presweeps and postsweeps must be >= 0");
   require(p.spectral_radius_iterations >= 1,

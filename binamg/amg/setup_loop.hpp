@@ -18,6 +18,7 @@
 //   Matrix transpose(const Matrix& P)
 //   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering)
 //   double largest_diagonal(const Matrix& A, const Diagonal&)   max |a_ii|
+//   Vector inverse_l1_diagonal(const Matrix& A)     l1-Jacobi's (smoothers/jacobi.hpp)
 //   void factor(CoarseSolver&, const Matrix& coarsest, double scale)
 //   Clock clock()                                   .lap(total) adds the time since the
 //                                                   last lap, the device's work included
@@ -104,6 +105,11 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
             level_name + " has no usable estimate of rho(D^-1 A)");
     level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
+    if (parameters.smoother == SmootherKind::l1_jacobi) {
+      // The prolongator still smooths with A's diagonal (`diagonal`, below).
+      level.inverse_diagonal = steps.inverse_l1_diagonal(current);
+      level.jacobi_weight = T(1);
+    }
     if (theta > 0 && int(h.levels.size()) < parameters.filtered_levels) {
       // Smoothing the prolongator with the filtered matrix: its own diagonal
       // and spectral radius, while the smoother keeps A's.
@@ -128,7 +134,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     auto coarser_diagonal = steps.diagonal(coarser, "build_hierarchy: Galerkin matrix of level " +
                                                         std::to_string(h.levels.size() + 1));
     clock.lap(h.timings.galerkin_ms);
-    level.inverse_diagonal = std::move(diagonal.inverse);
+    if (parameters.smoother != SmootherKind::l1_jacobi)
+      level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);
     h.levels.push_back(std::move(level));
     current = std::move(coarser);
@@ -159,8 +166,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
 }
 
 /// The cycle's scratch for k right-hand sides: per level, rows × k entries of
-/// residual (all but the coarsest), right-hand side and solution (all but the
-/// finest), each made by make(entries).
+/// residual (all but the coarsest; Chebyshev's direction too), right-hand side
+/// and solution (all but the finest), each made by make(entries).
 template <typename Workspace, typename HierarchyType, typename Make>
 Workspace cycle_workspace_of(const HierarchyType& h, index_t k, Make&& make) {
   require(k > 0, "cycle_workspace: the number of right-hand sides must be positive");
@@ -169,9 +176,12 @@ Workspace cycle_workspace_of(const HierarchyType& h, index_t k, Make&& make) {
   work.residual.resize(count);
   work.rhs.resize(count);
   work.solution.resize(count);
+  work.direction.resize(count);
+  const bool directions = h.parameters.smoother == SmootherKind::chebyshev;
   for (std::size_t l = 0; l < count; ++l) {
     const std::size_t entries = std::size_t(h.matrix(static_cast<index_t>(l)).rows) * k;
     if (l < h.levels.size()) work.residual[l] = make(entries);
+    if (l < h.levels.size() && directions) work.direction[l] = make(entries);
     if (l > 0) {
       work.rhs[l] = make(entries);
       work.solution[l] = make(entries);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "binamg/smoothers/l1_diagonal.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
@@ -69,18 +70,32 @@ std::vector<T> inverse_diagonal(const CsrMatrix<T>& A) {
   return inverse;
 }
 
-#define BINAMG_INSTANTIATE(T)                                                               \
-  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
-                          std::vector<T>&, int, std::vector<T>&);                           \
-  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
-                                    const std::vector<T>&, std::vector<T>&, int,            \
-                                    std::vector<T>&);                                       \
-  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&, \
-                          std::vector<T>&, index_t, int, std::vector<T>&);                  \
-  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,          \
-                                    const std::vector<T>&, std::vector<T>&, index_t, int,   \
-                                    std::vector<T>&);                                       \
-  template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);
+template <typename T>
+std::vector<T> inverse_l1_diagonal(const CsrMatrix<T>& A) {
+  std::vector<T> inverse(A.rows);
+  for (index_t row = 0; row < A.rows; ++row) {
+    const T sum =
+        smoother_detail::l1_diagonal(row, A.row_ptr.data(), A.col_idx.data(), A.values.data());
+    inverse[row] = T(1) / sum;
+    if (!std::isfinite(inverse[row]) || !std::isfinite(sum))
+      throw InvalidInput("inverse_l1_diagonal: row " + std::to_string(row) +
+                         smoother_detail::l1_diagonal_problem);
+  }
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                      \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&,    \
+                          std::vector<T>&, int, std::vector<T>&);                                  \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,                 \
+                                    const std::vector<T>&, std::vector<T>&, int, std::vector<T>&); \
+  template void jacobi<T>(const CsrMatrix<T>&, const std::vector<T>&, T, const std::vector<T>&,    \
+                          std::vector<T>&, index_t, int, std::vector<T>&);                         \
+  template void jacobi_from_zero<T>(const CsrMatrix<T>&, const std::vector<T>&, T,                 \
+                                    const std::vector<T>&, std::vector<T>&, index_t, int,          \
+                                    std::vector<T>&);                                              \
+  template std::vector<T> inverse_diagonal<T>(const CsrMatrix<T>&);                                \
+  template std::vector<T> inverse_l1_diagonal<T>(const CsrMatrix<T>&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

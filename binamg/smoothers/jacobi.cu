@@ -5,6 +5,7 @@
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/smoothers/l1_diagonal.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/row_stream.cuh"
@@ -65,8 +66,8 @@ __global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T we
 
 // One thread per entry of a row-major block: x = w·d⁻¹·b, the first sweep from zero.
 template <typename T>
-__global__ void jacobi_first_block_sweep(std::int64_t entries, index_t k,
-                                         const T* inverse_diagonal, T weight, const T* b, T* x) {
+__global__ void jacobi_first_block_sweep(std::int64_t entries, index_t k, const T* inverse_diagonal,
+                                         T weight, const T* b, T* x) {
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e < entries) x[e] = weight * inverse_diagonal[e / k] * b[e];
 }
@@ -80,6 +81,19 @@ __global__ void invert_diagonal(index_t rows, const T* diag, T* inverse, index_t
   const T inverse_value = T(1) / diag[row];
   inverse[row] = inverse_value;
   if (!isfinite(inverse_value)) atomicMin(first_bad, row);  // a zero or subnormal diagonal
+}
+
+// One thread per row: 1/l1_diagonal, the host's sums in the host's order; a
+// row whose inverse is not finite lowers *first_bad as above.
+template <typename T>
+__global__ void invert_l1_diagonal(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                                   const T* values, T* inverse, index_t* first_bad) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const T sum = smoother_detail::l1_diagonal(row, row_ptr, col_idx, values);
+  const T inverse_value = T(1) / sum;
+  inverse[row] = inverse_value;
+  if (!isfinite(inverse_value) || !isfinite(sum)) atomicMin(first_bad, row);
 }
 
 }  // namespace
@@ -100,8 +114,7 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
                       const DeviceBuffer<T>& b, DeviceBuffer<T>& x, int sweeps,
                       DeviceBuffer<T>& scratch, cudaStream_t stream) {
   if (sweeps == 0) {
-    if (A.rows > 0)
-      BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * A.rows, stream));
+    if (A.rows > 0) BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * A.rows, stream));
     return;
   }
   jacobi_first_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
@@ -181,25 +194,40 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t strea
   return inverse;
 }
 
-#define BINAMG_INSTANTIATE(T)                                                               \
-  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
-                          const DeviceBuffer<T>&, DeviceBuffer<T>&, int, DeviceBuffer<T>&,  \
-                          cudaStream_t);                                                    \
-  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
-                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, int,          \
-                                    DeviceBuffer<T>&, cudaStream_t);                        \
-  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                  \
-                          const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int,           \
-                          DeviceBuffer<T>&, cudaStream_t);                                  \
-  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,        \
-                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int, \
-                                    DeviceBuffer<T>&, cudaStream_t);                        \
-  template void jacobi_with_column_dots<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,  \
-                                           const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
-                                           int, DeviceBuffer<T>&, T*, DeviceBuffer<T>&,     \
-                                           cudaStream_t);                                   \
-  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);          \
-  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);
+template <typename T>
+DeviceBuffer<T> inverse_l1_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
+  DeviceBuffer<T> inverse(A.rows, stream, "inverse l1 diagonal");
+  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  if (A.rows > 0) {
+    invert_l1_diagonal<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse.data(),
+        const_cast<index_t*>(first_bad.data()));
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t bad = to_host(first_bad)[0];
+  if (bad != INT_MAX)
+    throw InvalidInput("inverse_l1_diagonal: row " + std::to_string(bad) +
+                       smoother_detail::l1_diagonal_problem);
+  return inverse;
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                      \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T, const DeviceBuffer<T>&,  \
+                          DeviceBuffer<T>&, int, DeviceBuffer<T>&, cudaStream_t);                  \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, int,                 \
+                                    DeviceBuffer<T>&, cudaStream_t);                               \
+  template void jacobi<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T, const DeviceBuffer<T>&,  \
+                          DeviceBuffer<T>&, index_t, int, DeviceBuffer<T>&, cudaStream_t);         \
+  template void jacobi_from_zero<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,                \
+                                    const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int,        \
+                                    DeviceBuffer<T>&, cudaStream_t);                               \
+  template void jacobi_with_column_dots<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&, T,         \
+                                           const DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, int, \
+                                           DeviceBuffer<T>&, T*, DeviceBuffer<T>&, cudaStream_t);  \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);                 \
+  template DeviceBuffer<T> inverse_diagonal<T>(const DeviceBuffer<T>&, cudaStream_t);              \
+  template DeviceBuffer<T> inverse_l1_diagonal<T>(const DeviceCsr<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

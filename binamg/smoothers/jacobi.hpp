@@ -39,6 +39,13 @@ void jacobi_from_zero(const CsrMatrix<T>& A, const std::vector<T>& inverse_diago
 template <typename T>
 std::vector<T> inverse_diagonal(const CsrMatrix<T>& A);
 
+/// 1/(a_ii + Σ_{j≠i} |a_ij|) for every row, summed left to right: the inverse
+/// diagonal of l1-Jacobi (Baker, Falgout, Kolev & Yang 2011), which converges
+/// with weight 1 on SPD matrices and so needs no estimate of ρ. Throws
+/// InvalidInput naming the row where that sum is zero or not finite.
+template <typename T>
+std::vector<T> inverse_l1_diagonal(const CsrMatrix<T>& A);
+
 // GPU twins on device-resident vectors, ordered on `stream`. A sweep is one fused
 // kernel writing the new iterate into `scratch`, whose storage is then swapped with
 // x's (Jacobi needs the old x for every row), so after an odd number of sweeps x
@@ -83,5 +90,9 @@ DeviceBuffer<T> inverse_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nu
 /// diagonal once and shares it with the ρ estimate and the prolongator.
 template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diagonal, cudaStream_t stream = nullptr);
+
+/// GPU twin of inverse_l1_diagonal, bitwise (the same sums in the same order).
+template <typename T>
+DeviceBuffer<T> inverse_l1_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "binamg/smoothers/jacobi.hpp"
+#include "binamg/smoothers/smooth.hpp"
 #include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/solve_steps.hpp"
@@ -31,18 +31,15 @@ void cycle(const Hierarchy<T>& h, CycleWorkspace<T>& work, index_t k, std::size_
   }
   const Level<T>& level = h.levels[l];
   std::vector<T>& r = work.residual[l];
-  if (zero_guess)
-    jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
-                     h.parameters.presweeps, r);
-  else
-    jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.presweeps,
-           r);
+  smoother_detail::smooth(h.parameters, level, b, x, k, h.parameters.presweeps, zero_guess, r,
+                          work.direction[l]);
   residual(level.A, x, b, k, r);
   spmm(level.R, r, k, work.rhs[l + 1]);
   cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   spmm(level.P, work.solution[l + 1], k, r);
   axpy(T(1), r, x);
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps, r);
+  smoother_detail::smooth(h.parameters, level, b, x, k, h.parameters.postsweeps, false, r,
+                          work.direction[l]);
 }
 
 }  // namespace

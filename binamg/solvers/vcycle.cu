@@ -9,6 +9,7 @@
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/smoothers/smooth.hpp"
 #include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/solve_steps.hpp"
@@ -109,27 +110,24 @@ void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k
   }
   const DeviceLevel<T>& level = h.levels[l];
   DeviceBuffer<T>& r = work.residual[l];
-  if (zero_guess && h.parameters.presweeps == 1) {
+  const bool jacobi_kind = h.parameters.smoother != SmootherKind::chebyshev;
+  if (jacobi_kind && zero_guess && h.parameters.presweeps == 1) {
     smooth_from_zero_with_residual(level, b, x, r, k, stream);
   } else {
-    if (zero_guess)
-      jacobi_from_zero(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
-                       h.parameters.presweeps, r, stream);
-    else
-      jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
-             h.parameters.presweeps, r, stream);
+    smoother_detail::smooth(h.parameters, level, b, x, k, h.parameters.presweeps, zero_guess, r,
+                            work.direction[l], stream);
     residual(level.A, x.data(), b.data(), k, r.data(), stream);
   }
   spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
   cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
-  if (b_dot_x && h.parameters.postsweeps > 0) {
+  if (jacobi_kind && b_dot_x && h.parameters.postsweeps > 0) {
     jacobi_with_column_dots(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
                             h.parameters.postsweeps, r, b_dot_x, work.column_partials, stream);
     return;
   }
-  jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, h.parameters.postsweeps,
-         r, stream);
+  smoother_detail::smooth(h.parameters, level, b, x, k, h.parameters.postsweeps, false, r,
+                          work.direction[l], stream);
   if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
 }
 

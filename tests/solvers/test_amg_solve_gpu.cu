@@ -11,6 +11,7 @@
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "binamg/smoothers/chebyshev.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
@@ -152,6 +153,76 @@ TYPED_TEST(AmgGpuSolve, JacobiSweepsMatchTheCpu) {
   // Three sweeps of 7-term row sums: the CPU and GPU differ only by FMA
   // contraction, a few ulps per sweep.
   EXPECT_LE(relative_difference(x, to_host(device_x)), 20 * std::numeric_limits<T>::epsilon());
+}
+
+TYPED_TEST(AmgGpuSolve, ChebyshevMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 12);
+  const std::vector<T> inverse = inverse_diagonal(A);
+  const DeviceCsr<T> device_A = to_device(A);
+  const DeviceBuffer<T> device_inverse = to_device(inverse);
+  const ChebyshevSteps steps = chebyshev_steps(1.9, 3, 0.2);
+  for (index_t k : {1, 3})
+    for (bool zero_guess : {true, false}) {
+      const std::vector<T> b = testing::random_vector<T>(std::size_t(A.rows) * k, 13);
+      std::vector<T> x = testing::random_vector<T>(b.size(), 14), r, d;
+      DeviceBuffer<T> device_x = to_device(x), scratch(b.size()), direction(b.size());
+      chebyshev(A, inverse, steps, b, x, k, zero_guess, r, d);
+      chebyshev(device_A, device_inverse, steps, to_device(b), device_x, k, zero_guess, scratch,
+                direction);
+      // Three steps of 7-term row sums: FMA contraction only, a few ulps per step.
+      EXPECT_LE(relative_difference(x, to_host(device_x)), 50 * std::numeric_limits<T>::epsilon())
+          << "k = " << k << (zero_guess ? ", from zero" : "");
+    }
+}
+
+TYPED_TEST(AmgGpuSolve, L1DiagonalIsBitwiseTheCpus) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_27, 9);
+  EXPECT_EQ(inverse_l1_diagonal(A), to_host(inverse_l1_diagonal(to_device(A))));
+  CsrMatrix<T> bad = poisson<T>(Stencil::poisson2d_5, 4);
+  for (index_t k = bad.row_ptr[6]; k < bad.row_ptr[7]; ++k)
+    if (bad.col_idx[k] == 6) bad.values[k] = T(-4);  // row 6: -4 + 4·|-1| = 0
+  try {
+    inverse_l1_diagonal(to_device(bad));
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("row 6:"), std::string::npos) << error.what();
+  }
+}
+
+TYPED_TEST(AmgGpuSolve, EverySmootherIteratesAsTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  SolveOptions options;
+  options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
+  for (SmootherKind kind : {SmootherKind::l1_jacobi, SmootherKind::chebyshev}) {
+    AmgParameters parameters;
+    parameters.smoother = kind;
+    for (const CsrMatrix<T>& A : poisson_problems<T>()) {
+      const std::vector<T> b = poisson_rhs<T>(A.rows);
+      std::vector<T> x(A.rows, T(0));
+      const SolveResult expected = pcg(build_hierarchy(A, parameters), b, x, options);
+      const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+      DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+      const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
+      EXPECT_TRUE(actual.converged) << smoother_name(kind);
+      EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1) << smoother_name(kind);
+      EXPECT_LE(actual.relative_residual, options.tolerance) << smoother_name(kind);
+      // The block CG: its cycle forms bᵀx after the smoother (fused for Jacobi only).
+      constexpr index_t k = 2;
+      std::vector<T> B(std::size_t(A.rows) * k);
+      for (index_t i = 0; i < A.rows; ++i) B[i * k] = B[i * k + 1] = b[i];
+      DeviceBuffer<T> device_X = to_device(std::vector<T>(B.size(), T(0)));
+      const BlockSolveResult block = pcg(gpu, to_device(B), device_X, k, options);
+      for (const SolveResult& column : block.columns) {
+        EXPECT_TRUE(column.converged) << smoother_name(kind);
+        EXPECT_LE(std::abs(column.iterations - actual.iterations), 1) << smoother_name(kind);
+      }
+    }
+  }
 }
 
 TYPED_TEST(AmgGpuSolve, ZeroDiagonalIsRejectedWithItsRow) {
