@@ -110,10 +110,13 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       level.inverse_diagonal = steps.inverse_l1_diagonal(current);
       level.jacobi_weight = T(1);
     }
-    if (theta > 0 && int(h.levels.size()) < parameters.filtered_levels) {
-      // Smoothing the prolongator with the filtered matrix: its own diagonal
-      // and spectral radius, while the smoother keeps A's.
-      const Matrix filtered = steps.filtered(current, theta);
+    // Smoothing the prolongator with the filtered matrix: its own diagonal
+    // and spectral radius, while the smoother keeps A's. A filtered matrix
+    // that dropped no entry is A itself (no weak entry was lumped), and then
+    // A's ρ serves: on the Poisson stencils at small θ that is every level.
+    const bool filter = theta > 0 && int(h.levels.size()) < parameters.filtered_levels;
+    const Matrix filtered = filter ? steps.filtered(current, theta) : Matrix{};
+    if (filter && filtered.nnz() < current.nnz()) {
       const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
       const double rho =
           steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);

@@ -63,6 +63,19 @@ TYPED_TEST(Filtered, RowWithoutStrongNeighboursKeepsItsDiagonal) {
   EXPECT_EQ(F.values, (std::vector<T>{T(1), T(3.5), T(3.5)}));
 }
 
+// The setup smooths with A and its own ρ when the filtered matrix dropped no
+// entry: that is exact only because such an A_F is A, bit for bit.
+TYPED_TEST(Filtered, NothingWeakLeavesTheMatrixAsItIs) {
+  using T = TypeParam;
+  for (Stencil stencil : {Stencil::poisson2d_5, Stencil::poisson3d_27}) {
+    const CsrMatrix<T> A = poisson<T>(stencil, 6);
+    const CsrMatrix<T> F = filtered_matrix(A, 0.03);  // 5-pt: 1/4, 27-pt: 1/26 are strong
+    EXPECT_EQ(F.row_ptr, A.row_ptr);
+    EXPECT_EQ(F.col_idx, A.col_idx);
+    EXPECT_EQ(F.values, A.values);
+  }
+}
+
 TYPED_TEST(Filtered, RejectsBadInput) {
   using T = TypeParam;
   EXPECT_THROW(filtered_matrix(testing::random_matrix<T>({3, 4, 2, 0, 0, false}, 1), 0.1),
