@@ -56,8 +56,8 @@ AMG
   --aggregation mis2|standard   parallel MIS-2 (default, the same on CPU and GPU)
                        or the serial greedy aggregation (fewer iterations on 2D grids)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
-  --strength X         strength-of-connection threshold theta (default 0)
-  --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 1)
+  --strength X         strength-of-connection threshold theta (default 0.03)
+  --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5)
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
                        default 1, 0: none)
@@ -65,9 +65,9 @@ AMG
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
                        10000; coarsening that stalls would otherwise factor a fine one)
-  --smoother NAME      jacobi (weight 4/3 / rho(D^-1 A), default) | l1-jacobi (D = the
-                       rows' l1 norms, weight 1) | chebyshev (in D^-1 A on
-                       [F * 1.1 rho, 1.1 rho])
+  --smoother NAME      chebyshev (in D^-1 A on [F * 1.1 rho, 1.1 rho], default) |
+                       jacobi (weight 4/3 / rho(D^-1 A)) | l1-jacobi (D = the rows'
+                       l1 norms, weight 1)
   --chebyshev-degree N products with A per Chebyshev sweep (default 2)
   --chebyshev-lower F  the lower end F of Chebyshev's interval, in (0, 1) (default 0.2)
   --sweeps N           pre- and post-smoothing sweeps (default 1: V(1,1))
