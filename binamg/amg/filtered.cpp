@@ -40,7 +40,24 @@ CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta) {
   return F;
 }
 
-template CsrMatrix<float> filtered_matrix<float>(const CsrMatrix<float>&, double);
-template CsrMatrix<double> filtered_matrix<double>(const CsrMatrix<double>&, double);
+template <typename T>
+std::int64_t weak_entries(const CsrMatrix<T>& A, double theta) {
+  require_square_with_diagonal(A, "weak_entries");
+  require(std::isfinite(theta) && theta >= 0, "weak_entries: theta must be finite and >= 0");
+  const std::vector<T> diag = diagonal(A);
+  std::int64_t weak = 0;
+#pragma omp parallel for schedule(static) reduction(+ : weak)
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+      weak += !amg_detail::kept_in_filtered(row, A.col_idx[k], A.values[k], diag.data(), theta);
+  return weak;
+}
+
+#define BINAMG_INSTANTIATE(T)                                            \
+  template CsrMatrix<T> filtered_matrix<T>(const CsrMatrix<T>&, double); \
+  template std::int64_t weak_entries<T>(const CsrMatrix<T>&, double);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -6,6 +6,7 @@
 #include "binamg/amg/filtered.hpp"
 #include "binamg/amg/filtered_row.hpp"
 #include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
 #include "binamg/core/scan.hpp"
 
 namespace binamg {
@@ -33,6 +34,19 @@ __global__ void filtered_rows(index_t rows, const index_t* row_ptr, const index_
     ++out;
   }
   if (!fill) count[row] = out;
+}
+
+// One thread per row: adds the row's weak entries to *weak (integer atomics,
+// so the total does not depend on their order; rows without one add nothing).
+template <typename T>
+__global__ void count_weak(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                           const T* values, const T* diag, double theta, unsigned long long* weak) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  unsigned long long count = 0;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+    count += !amg_detail::kept_in_filtered(row, col_idx[k], values[k], diag, theta);
+  if (count > 0) atomicAdd(weak, count);
 }
 
 }  // namespace
@@ -67,7 +81,27 @@ DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t s
   return F;
 }
 
-template DeviceCsr<float> filtered_matrix<float>(const DeviceCsr<float>&, double, cudaStream_t);
-template DeviceCsr<double> filtered_matrix<double>(const DeviceCsr<double>&, double, cudaStream_t);
+template <typename T>
+std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stream) {
+  require(A.rows == A.cols, "weak_entries: the matrix is not square (" + std::to_string(A.rows) +
+                                " x " + std::to_string(A.cols) + ")");
+  require(std::isfinite(theta) && theta >= 0, "weak_entries: theta must be finite and >= 0");
+  if (A.rows == 0) return 0;
+  const DeviceBuffer<T> diag = diagonal(A, stream);
+  const DeviceBuffer<unsigned long long> weak =
+      to_device(std::vector<unsigned long long>{0}, stream);
+  count_weak<<<blocks_for(A.rows, filtered_threads), filtered_threads, 0, stream>>>(
+      A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta,
+      const_cast<unsigned long long*>(weak.data()));
+  BINAMG_CHECK_LAUNCH();
+  return static_cast<std::int64_t>(read_back(weak.data(), stream));
+}
+
+#define BINAMG_INSTANTIATE(T)                                                          \
+  template DeviceCsr<T> filtered_matrix<T>(const DeviceCsr<T>&, double, cudaStream_t); \
+  template std::int64_t weak_entries<T>(const DeviceCsr<T>&, double, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -1,6 +1,8 @@
 #pragma once
 // The filtered matrix of Vaněk, Mandel and Brezina (1996), which smooths the
 // tentative prolongator in place of A when the strength threshold is positive.
+#include <cstdint>
+
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
@@ -24,5 +26,14 @@ CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta);
 /// (the setup has checked it once per level).
 template <typename T>
 DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
+
+/// How many entries of A are weak at θ, that is, left out of A_F: with none,
+/// A_F is A bit for bit and the setup smooths with A. Same contract as
+/// filtered_matrix(); the GPU twin counts the same entries (integer sums).
+template <typename T>
+std::int64_t weak_entries(const CsrMatrix<T>& A, double theta);
+
+template <typename T>
+std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

@@ -46,6 +46,9 @@ struct HostSteps {
   }
   Matrix strength(const Matrix& A, double theta) { return binamg::strength(A, theta); }
   Matrix filtered(const Matrix& A, double theta) { return filtered_matrix(A, theta); }
+  std::int64_t weak_entries(const Matrix& A, double theta) {
+    return binamg::weak_entries(A, theta);
+  }
   Aggregates aggregate(const Matrix& S, AggregationMethod method) {
     return binamg::aggregate(S, method);
   }

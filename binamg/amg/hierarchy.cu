@@ -71,6 +71,9 @@ struct DeviceSteps {
   Matrix filtered(const Matrix& A, double theta) {
     return recorded(filtered_matrix(A, theta, stream));
   }
+  std::int64_t weak_entries(const Matrix& A, double theta) {
+    return binamg::weak_entries(A, theta, stream);
+  }
   // `standard` aggregation is serial by definition (a greedy sweep in node
   // order), so it is the one setup step done on the host: download S,
   // aggregate, upload the ids.

@@ -9,6 +9,7 @@
 //                                                   throws naming `what` on a zero
 //   Matrix strength(const Matrix& A, double theta)
 //   Matrix filtered(const Matrix& A, double theta)  amg/filtered.hpp
+//   std::int64_t weak_entries(const Matrix& A, double theta)   (the same)
 //   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
 //   Weights                                         a level's node weights (empty: all 1)
 //   Tentative tentative(const Aggregates&, const Weights&)   .P and .coarse_weights
@@ -111,12 +112,12 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       level.jacobi_weight = T(1);
     }
     // Smoothing the prolongator with the filtered matrix: its own diagonal
-    // and spectral radius, while the smoother keeps A's. A filtered matrix
-    // that dropped no entry is A itself (no weak entry was lumped), and then
-    // A's ρ serves: on the Poisson stencils at small θ that is every level.
-    const bool filter = theta > 0 && int(h.levels.size()) < parameters.filtered_levels;
-    const Matrix filtered = filter ? steps.filtered(current, theta) : Matrix{};
-    if (filter && filtered.nnz() < current.nnz()) {
+    // and spectral radius, while the smoother keeps A's. Without a weak entry
+    // the filtered matrix is A itself, and A serves with its ρ: on the
+    // Poisson stencils at the default θ that is every level.
+    if (theta > 0 && int(h.levels.size()) < parameters.filtered_levels &&
+        steps.weak_entries(current, theta) > 0) {
+      const Matrix filtered = steps.filtered(current, theta);
       const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
       const double rho =
           steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);

@@ -28,6 +28,8 @@ TYPED_TEST(Filtered, WeakEntriesAreLumpedIntoTheDiagonal) {
   EXPECT_EQ(F.row_ptr, (std::vector<index_t>{0, 2, 5, 7}));
   EXPECT_EQ(F.col_idx, (std::vector<index_t>{0, 1, 0, 1, 2, 1, 2}));
   EXPECT_EQ(F.values, (std::vector<T>{T(3.5), T(-2), T(-2), T(4), T(1), T(1), T(3.5)}));
+  EXPECT_EQ(weak_entries(A, 0.25), 2);
+  EXPECT_EQ(weak_entries(A, 0.0), 0);
 }
 
 // Row sums are kept, except in rows whose lumped diagonal would fall to a
@@ -70,6 +72,7 @@ TYPED_TEST(Filtered, NothingWeakLeavesTheMatrixAsItIs) {
   for (Stencil stencil : {Stencil::poisson2d_5, Stencil::poisson3d_27}) {
     const CsrMatrix<T> A = poisson<T>(stencil, 6);
     const CsrMatrix<T> F = filtered_matrix(A, 0.03);  // 5-pt: 1/4, 27-pt: 1/26 are strong
+    EXPECT_EQ(weak_entries(A, 0.03), 0);
     EXPECT_EQ(F.row_ptr, A.row_ptr);
     EXPECT_EQ(F.col_idx, A.col_idx);
     EXPECT_EQ(F.values, A.values);

@@ -52,9 +52,11 @@ TYPED_TEST(AmgGpuSetup, FilteredMatrixEqualsCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   for (const auto& A : test_matrices<T>())
-    for (double theta : {0.0, 0.1, 0.3, 0.9})
+    for (double theta : {0.0, 0.1, 0.3, 0.9}) {
       testing::expect_same_matrix(filtered_matrix(A, theta),
                                   to_host(filtered_matrix(to_device(A), theta)));
+      EXPECT_EQ(weak_entries(A, theta), weak_entries(to_device(A), theta)) << theta;
+    }
 }
 
 // Scaled far from 1 (the diagonal products overflow or underflow double), the
