@@ -108,6 +108,11 @@ def hypre(args, stencil, size):
             "solve_ms": 1000 * float(solves[-1]), "timer_resolution_ms": 10}
 
 
+def stencil_rows(record):
+    """A stencil run's rows: n² or n³ (hypre's records give only the size)."""
+    return record["size"] ** (2 if record["problem"].startswith("poisson2d") else 3)
+
+
 def plot(records, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -117,11 +122,11 @@ def plot(records, path):
     for stencil in stencils:
         for solver, style in (("binamg", "o-"), ("amgcl", "s--"), ("hypre", "^:")):
             runs = sorted((r for r in records if r.get("problem") == stencil and
-                           r["solver"] == solver and "error" not in r and r.get("rows")),
-                          key=lambda r: r["rows"])
+                           r["solver"] == solver and "error" not in r),
+                          key=stencil_rows)
             if not runs:
                 continue
-            rows = [r["rows"] for r in runs]
+            rows = [stencil_rows(r) for r in runs]
             label = f"{solver} {stencil}"
             axes[0].plot(rows, [r["iterations"] for r in runs], style, label=label)
             axes[1].plot(rows, [r["setup_ms"] + r["solve_ms"] for r in runs], style, label=label)
