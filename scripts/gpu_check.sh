@@ -7,6 +7,9 @@ set -uo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
 jobs=${JOBS:-1}
+# The tests' CPU references use OpenMP: JOBS processes of nproc threads each
+# oversubscribe the cores and slow every run several-fold (docs/sanitizers.md).
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 ))}
 mkdir -p "$out/logs"
 nvidia-smi -L > "$out/gpu-summary.txt"
 run_one() {

@@ -17,6 +17,9 @@ set -uo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
 jobs=${JOBS:-4}
+# The tests' CPU references use OpenMP: JOBS processes of nproc threads each
+# oversubscribe the cores and slow every run several-fold (docs/sanitizers.md).
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 ))}
 export LIMIT=${LIMIT:-300}
 shards=${SHARDS:-1}
 tools=${TOOLS:-memcheck racecheck initcheck}
