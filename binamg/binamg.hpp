@@ -31,4 +31,6 @@
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_result.hpp"
 #include "binamg/solvers/vcycle.hpp"
+#include "binamg/problems/elasticity.hpp"
+#include "binamg/problems/model_problem.hpp"
 #include "binamg/problems/poisson.hpp"

@@ -17,6 +17,7 @@
 #include "binamg/core/error.hpp"
 #include "binamg/core/memory.hpp"
 #include "binamg/core/version.hpp"
+#include "binamg/problems/model_problem.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/solvers/cycle_factors.hpp"
 #include "binamg/solvers/pcg.hpp"
@@ -38,8 +39,11 @@ const char* usage_text =
     R"(usage: amg_solve (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
 
 Problem
-  --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27
-  --size N             grid points per direction (N^2 or N^3 unknowns)
+  --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27, or
+                       elasticity2d | elasticity3d (linear elasticity, bilinear or
+                       trilinear elements, clamped at x = 0; node-major dofs)
+  --size N             grid points per direction (N^2 or N^3 unknowns; elasticity:
+                       nodes, 2 or 3 dofs each)
   --matrix FILE        Matrix Market coordinate file, optionally gzipped
   --rhs FILE           right-hand side(s): Matrix Market array or coordinate, n x 1, or
                        n x K for K right-hand sides; default all ones
@@ -427,7 +431,7 @@ int run(const Options& options, Device device) {
     rows = info.rows;
     nnz = std::int64_t(info.stored_entries) * (info.symmetric ? 2 : 1);
   } else {
-    const PoissonSize size = poisson_size(parse_stencil(options.problem), options.size);
+    const ProblemSize size = model_problem_size(options.problem, options.size);
     description = options.problem + " n=" + std::to_string(options.size);
     rows = size.rows;
     nnz = size.nnz;
@@ -436,7 +440,7 @@ int run(const Options& options, Device device) {
                                      std::uint64_t(nnz) * (sizeof(index_t) + sizeof(T));
   require_host_memory((device == Device::cpu ? 6 : 2) * matrix_bytes,
                       (device == Device::cpu ? "the setup of " : "the matrix of ") + description);
-  A = options.matrix.empty() ? poisson<T>(parse_stencil(options.problem), options.size)
+  A = options.matrix.empty() ? model_problem<T>(options.problem, options.size)
                              : read_matrix_market<T>(options.matrix);
   // CG on a nonsymmetric matrix runs to the iteration limit or diverges without
   // saying why; the check is one pass over A and Aᵀ, less than reading the file.

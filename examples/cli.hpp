@@ -13,7 +13,7 @@
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/types.hpp"
-#include "binamg/problems/poisson.hpp"
+#include "binamg/problems/model_problem.hpp"
 
 namespace binamg::cli {
 
@@ -65,7 +65,7 @@ Number parse_number(const std::string& option, const std::string& text) {
 }
 
 /// The checks every example makes of its input and where it runs: exactly one
-/// of a named stencil problem (with a size) or a Matrix Market file, and a
+/// of a named model problem (with a size) or a Matrix Market file, and a
 /// known precision and device.
 inline void validate_input_options(const std::string& problem, index_t size,
                                    const std::string& matrix, const std::string& precision,
@@ -73,7 +73,7 @@ inline void validate_input_options(const std::string& problem, index_t size,
   require(problem.empty() != matrix.empty(),
           "give exactly one of --problem NAME --size N or --matrix FILE (see --help)");
   if (!problem.empty()) {
-    parse_stencil(problem);  // validates the name
+    validate_problem_name(problem);
     require(size >= 1, "--problem needs --size N with N >= 1");
   }
   require(precision == "double" || precision == "float",

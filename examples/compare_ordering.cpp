@@ -17,7 +17,7 @@
 #include "binamg/core/device.hpp"
 #include "binamg/core/device_pool.hpp"
 #include "binamg/core/error.hpp"
-#include "binamg/problems/poisson.hpp"
+#include "binamg/problems/model_problem.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
 #include "examples/cli.hpp"
@@ -34,7 +34,8 @@ Builds one smoothed-aggregation hierarchy (default AMG parameters) and computes
 every level's Galerkin product A_c = P^T A P in both orders, (P^T A) P
 ("ptap-left") and P^T (A P) ("ptap-right"), from the same A, P and R = P^T.
 
-  --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27
+  --problem NAME       poisson2d-5 | poisson2d-9 | poisson3d-7 | poisson3d-27 |
+                       elasticity2d | elasticity3d
   --size N             grid points per direction
   --matrix FILE        Matrix Market coordinate file, optionally gzipped
   --device auto|cpu|gpu  (default auto: the GPU when present)
@@ -304,7 +305,7 @@ int run(const Options& options, Device device) {
     A = read_matrix_market<T>(options.matrix);
     description = options.matrix;
   } else {
-    A = poisson<T>(parse_stencil(options.problem), options.size);
+    A = model_problem<T>(options.problem, options.size);
     description = options.problem + "-" + std::to_string(options.size);
   }
   const std::vector<LevelReport> levels =
