@@ -1,4 +1,7 @@
 // GPU twin of the Chebyshev smoother.
+#include <string>
+
+#include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/smoothers/chebyshev.hpp"
 #include "binamg/spmv/block_row_split.cuh"
@@ -52,6 +55,12 @@ void chebyshev(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
                bool zero_guess, DeviceBuffer<T>& scratch, DeviceBuffer<T>& direction,
                cudaStream_t stream) {
   const std::int64_t entries = std::int64_t(A.rows) * k;
+  // The V-cycle's workspace holds a direction only where the hierarchy was
+  // built for Chebyshev: a buffer too small is refused, never overrun.
+  require(x.size() >= std::size_t(entries) && scratch.size() >= std::size_t(entries) &&
+              direction.size() >= std::size_t(entries),
+          "chebyshev: x, scratch and direction need rows x k = " + std::to_string(entries) +
+              " entries (a workspace made before the smoother was changed to Chebyshev?)");
   if (entries == 0) return;
   for (int i = 0; i < steps.degree; ++i) {
     const T alpha = static_cast<T>(steps.alpha[i]), beta = static_cast<T>(steps.beta[i]);

@@ -177,6 +177,18 @@ TYPED_TEST(AmgGpuSolve, ChebyshevMatchesTheCpu) {
     }
 }
 
+TYPED_TEST(AmgGpuSolve, ChebyshevRefusesAWorkspaceWithoutDirections) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  AmgParameters parameters;
+  parameters.smoother = SmootherKind::jacobi;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 40);
+  DeviceHierarchy<T> h = build_hierarchy(to_device(A), parameters);
+  h.parameters.smoother = SmootherKind::chebyshev;  // after the workspace was sized
+  DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
+  EXPECT_THROW(vcycle(h, to_device(poisson_rhs<T>(A.rows)), x), InvalidInput);
+}
+
 TYPED_TEST(AmgGpuSolve, L1DiagonalIsBitwiseTheCpus) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
