@@ -75,7 +75,7 @@ struct AmgParameters {
   double prolongator_weight = 4.0 / 3.0;  // ω = this / ρ(D⁻¹A)
   // Chebyshev of degree 2 takes a third fewer iterations than one Jacobi sweep
   // for the same time on the stencils and the P1 meshes, and 124 against 173
-  // on the rotated anisotropy (docs/performance.md).
+  // on the rotated anisotropy (docs/experiments.md).
   SmootherKind smoother = SmootherKind::chebyshev;
   double jacobi_weight = 4.0 / 3.0;  // Jacobi's weight = this / ρ(D⁻¹A)
   // Products with A per Chebyshev application (from a nonzero guess; one
