@@ -3,7 +3,7 @@
 every Matrix Market file of a folder, with the peers beside it when their binaries
 are given (run them on the same machine, in the same call).
 
-One JSON object per line on --out: a header (commit, date, device, command), then
+One JSON object per line on --out: a header (commit, date, device, card, command), then
 one line per run, {"solver": "binamg" | "amgcl" | "hypre", "problem", "size" or
 "matrix", "rows", "iterations", "operator_complexity", "setup_ms", "solve_ms",
 "setup_phases_ms", "converged", ...}: warm medians where --repeat > 0. With --plot
@@ -56,6 +56,17 @@ def last_json_line(command, timeout):
         return {"error": f"exit {done.returncode}: " + (done.stderr.strip() or done.stdout.strip())[-300:]}
     result["exit"] = done.returncode
     return result
+
+
+def gpu_name():
+    """The card's name as nvidia-smi gives it, or None: a figure counts with its card."""
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    names = done.stdout.strip().splitlines()
+    return names[0].strip() if done.returncode == 0 and names else None
 
 
 def binamg(args, problem):
@@ -173,6 +184,8 @@ def main():
 
     header = {"bench": "solver_suite", "date": datetime.datetime.now(datetime.timezone.utc)
               .strftime("%Y-%m-%dT%H:%M:%SZ"), "command": " ".join(sys.argv)}
+    if args.device == "gpu":
+        header["card"] = gpu_name()
     records = []
     with open(args.out, "w") as out:
         first = True
