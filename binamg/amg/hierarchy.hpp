@@ -27,8 +27,8 @@ struct LevelOf {
 };
 
 /// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
-/// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is R = Pᵀ; galerkin_ms
-/// includes the check of the coarse matrix's diagonal.
+/// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is
+/// R = Pᵀ; galerkin_ms includes the check of the coarse matrix's diagonal.
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;

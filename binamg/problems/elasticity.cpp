@@ -70,8 +70,8 @@ std::vector<double> element_stiffness(int d, double h) {
   return K;
 }
 
-// Calls visit(node, neighbour node) for each dof-carrying neighbour of each
-// dof-carrying node (itself included), neighbours in increasing order.
+// Calls visit(dx, dy, dz, q) for each dof-carrying node q at offset (dx, dy,
+// dz) from node (i, j, k), itself included, in increasing order of q.
 template <typename Visit>
 void for_each_coupling(const Grid& grid, std::int64_t i, std::int64_t j, std::int64_t k,
                        Visit&& visit) {
