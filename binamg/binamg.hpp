@@ -26,6 +26,7 @@
 #include "binamg/spgemm/spgemm.hpp"
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/amg/near_nullspace.hpp"
 #include "binamg/amg/parameters.hpp"
 #include "binamg/solvers/cycle_factors.hpp"
 #include "binamg/solvers/pcg.hpp"

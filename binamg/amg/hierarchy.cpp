@@ -10,11 +10,13 @@
 #include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/filtered.hpp"
 #include "binamg/amg/galerkin.hpp"
+#include "binamg/amg/node_matrix.hpp"
 #include "binamg/amg/prolongation.hpp"
 #include "binamg/amg/setup_loop.hpp"
 #include "binamg/amg/spectral_radius.hpp"
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/tentative.hpp"
+#include "binamg/amg/tentative_qr.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/sparse/transpose.hpp"
 
@@ -55,6 +57,19 @@ struct HostSteps {
   using Weights = std::vector<index_t>;
   Tentative<T> tentative(const Aggregates& aggregates, const Weights& weights) {
     return tentative_prolongator<T>(aggregates, weights);
+  }
+  using Candidates = binamg::Candidates;
+  Candidates finest_candidates(const NearNullspace& nullspace, index_t rows) {
+    return binamg::finest_candidates(nullspace, rows);
+  }
+  Matrix node_matrix(const Matrix& A, const Candidates& c) {
+    return binamg::node_matrix(A, c.node_ptr);
+  }
+  Aggregates unknown_aggregates(const Aggregates& nodes, const Candidates& c) {
+    return binamg::unknown_aggregates(nodes, c.node_ptr);
+  }
+  SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& c) {
+    return binamg::tentative_qr<T>(aggregates, c);
   }
   // The CPU references form D⁻¹ themselves.
   double spectral_radius(const Matrix& A, const Diagonal&, int iterations) {

@@ -7,11 +7,13 @@
 #include "binamg/amg/filtered.hpp"
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/amg/node_matrix.hpp"
 #include "binamg/amg/prolongation.hpp"
 #include "binamg/amg/setup_loop.hpp"
 #include "binamg/amg/spectral_radius.hpp"
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/tentative.hpp"
+#include "binamg/amg/tentative_qr.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -88,6 +90,20 @@ struct DeviceSteps {
   using Weights = DeviceBuffer<index_t>;
   DeviceTentative<T> tentative(const DeviceAggregates& aggregates, const Weights& weights) {
     return tentative_prolongator<T>(aggregates, weights, stream);
+  }
+  using Candidates = DeviceCandidates;
+  // The finest level's vectors are checked and laid out on the host, then uploaded.
+  Candidates finest_candidates(const NearNullspace& nullspace, index_t rows) {
+    return to_device(binamg::finest_candidates(nullspace, rows), stream);
+  }
+  Matrix node_matrix(const Matrix& A, const Candidates& c) {
+    return binamg::node_matrix(A, c.node_ptr, stream);
+  }
+  DeviceAggregates unknown_aggregates(const DeviceAggregates& nodes, const Candidates& c) {
+    return binamg::unknown_aggregates(nodes, c.node_ptr, stream);
+  }
+  DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates, const Candidates& c) {
+    return binamg::tentative_qr<T>(aggregates, c, stream);
   }
   double spectral_radius(const Matrix& A, const Diagonal& d, int iterations) {
     return spectral_radius_dinv_a(A, d.diagonal, iterations, stream);

@@ -3,6 +3,7 @@
 // (Vaněk, Mandel, Brezina 1996; PyAMG's smoothed_aggregation_solver).
 #include <string>
 
+#include "binamg/amg/near_nullspace.hpp"
 #include "binamg/core/types.hpp"
 
 namespace binamg {
@@ -90,6 +91,12 @@ struct AmgParameters {
   // Power iterations for ρ(D⁻¹A) from a deterministic start: enough for the
   // smoother's weight (the PCG counts of 20 iterations on the Poisson suite).
   int spectral_radius_iterations = 10;
+  // A system's unknowns per node and near-nullspace vectors (for elasticity,
+  // the rigid-body modes): with either, strength and aggregation work on
+  // nodes and the tentative prolongator is a QR of the vectors on each
+  // aggregate (amg/tentative_qr.hpp). Default: a scalar problem and the
+  // constant vector.
+  NearNullspace near_nullspace;
 };
 
 /// Throws InvalidInput naming the offending field unless the parameters make sense.

@@ -13,6 +13,12 @@
 //   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
 //   Weights                                         a level's node weights (empty: all 1)
 //   Tentative tentative(const Aggregates&, const Weights&)   .P and .coarse_weights
+// and for systems (amg/near_nullspace.hpp):
+//   Candidates                                      a level's near-nullspace vectors and nodes
+//   Candidates finest_candidates(const NearNullspace&, index_t rows)
+//   Matrix node_matrix(const Matrix& A, const Candidates&)      amg/node_matrix.hpp
+//   Aggregates unknown_aggregates(const Aggregates& nodes, const Candidates&)
+//   SystemTentative tentative_qr(const Aggregates&, const Candidates&)  .P and .coarse
 //   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
 //   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
 //                               double omega)
@@ -39,11 +45,12 @@ constexpr double kStalledCoarseningRatio = 0.9;
 
 /// Why aggregation of level `level` stalled, with the parameter that may help.
 /// `theta` is the level's strength threshold.
+/// `unit` names what was aggregated: "rows", or "nodes" for a system.
 inline std::string stall_reason(std::size_t level, index_t rows, index_t aggregates,
-                                index_t strong_entries, double theta) {
+                                index_t strong_entries, double theta, const char* unit = "rows") {
   std::string reason = "coarsening stalled at level " + std::to_string(level) + " (" +
-                       std::to_string(aggregates) + " aggregates of " + std::to_string(rows) +
-                       " rows";
+                       std::to_string(aggregates) + " aggregates of " + std::to_string(rows) + " " +
+                       unit;
   if (theta > 0) {
     char threshold[32];
     std::snprintf(threshold, sizeof threshold, "%g", theta);
@@ -79,6 +86,15 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   // finest level: all 1): the tentative prolongator keeps the finest level's
   // constant vector in reach of every coarse level (amg/tentative.hpp).
   typename Steps::Weights weights{};
+  // A system coarsens nodes and carries its near-nullspace vectors down
+  // instead (the scalar path, with the constant vector, keeps its bits).
+  const NearNullspace& nullspace = parameters.near_nullspace;
+  const bool system = is_system(nullspace);
+  typename Steps::Candidates candidates{};
+  if (system)
+    candidates = steps.finest_candidates(nullspace, A.rows);
+  else if (nullspace.count > 0)
+    validate_near_nullspace(nullspace, A.rows, "build_hierarchy: near_nullspace");
   std::string stopped;  // why coarsening ended above max_coarse_rows, if it did
   while (current.rows > parameters.max_coarse_rows) {
     if (static_cast<int>(h.levels.size()) + 1 >= parameters.max_levels) {
@@ -88,15 +104,27 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     auto clock = steps.clock();
     const double theta = parameters.strength_threshold *
                          std::pow(parameters.strength_decay, double(h.levels.size()));
-    const Matrix S = steps.strength(current, theta);
+    // S is the graph of the nodes: of the rows, or of a system's nodes.
+    const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta)
+                            : steps.strength(current, theta);
     clock.lap(h.timings.strength_ms);
     const auto aggregates = steps.aggregate(S, parameters.aggregation);
     clock.lap(h.timings.aggregation_ms);
-    if (aggregates.count > kStalledCoarseningRatio * current.rows) {
-      stopped = stall_reason(h.levels.size(), current.rows, aggregates.count, S.nnz(), theta);
+    if (aggregates.count > kStalledCoarseningRatio * S.rows) {
+      stopped = stall_reason(h.levels.size(), S.rows, aggregates.count, S.nnz(), theta,
+                             system ? "nodes" : "rows");
       break;
     }
-    auto tentative = steps.tentative(aggregates, weights);
+    Matrix tentative;
+    if (system) {
+      auto qr = steps.tentative_qr(steps.unknown_aggregates(aggregates, candidates), candidates);
+      tentative = std::move(qr.P);
+      candidates = std::move(qr.coarse);
+    } else {
+      auto constant = steps.tentative(aggregates, weights);
+      tentative = std::move(constant.P);
+      weights = std::move(constant.coarse_weights);
+    }
     clock.lap(h.timings.tentative_ms);
 
     const std::string level_name = "build_hierarchy: level " + std::to_string(h.levels.size());
@@ -114,8 +142,9 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     // Smoothing the prolongator with the filtered matrix: its own diagonal
     // and spectral radius, while the smoother keeps A's. Without a weak entry
     // the filtered matrix is A itself, and A serves with its ρ: on the
-    // Poisson stencils at the default θ that is every level.
-    if (theta > 0 && int(h.levels.size()) < parameters.filtered_levels &&
+    // Poisson stencils at the default θ that is every level. A system
+    // smooths with A: its strength is judged per node, not per entry.
+    if (!system && theta > 0 && int(h.levels.size()) < parameters.filtered_levels &&
         steps.weak_entries(current, theta) > 0) {
       const Matrix filtered = steps.filtered(current, theta);
       const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
@@ -123,10 +152,10 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
           steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);
       require(rho > 0 && std::isfinite(rho),
               level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
-      level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, tentative.P,
+      level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, tentative,
                                            parameters.prolongator_weight / rho);
     } else {
-      level.P = steps.smoothed_prolongator(current, diagonal, tentative.P,
+      level.P = steps.smoothed_prolongator(current, diagonal, tentative,
                                            parameters.prolongator_weight / level.spectral_radius);
     }
     clock.lap(h.timings.prolongator_ms);
@@ -144,7 +173,6 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     h.levels.push_back(std::move(level));
     current = std::move(coarser);
     diagonal = std::move(coarser_diagonal);
-    weights = std::move(tentative.coarse_weights);
   }
   if (!stopped.empty()) {
     const std::string what = stopped + ", leaving " + std::to_string(current.rows) +

@@ -161,19 +161,21 @@ CsrMatrix<T> elasticity(int dimension, index_t n, bool clamped) {
   return A;
 }
 
-std::vector<double> rigid_body_modes(int dimension, index_t n, bool clamped) {
-  const Grid grid = grid_of(dimension, n, clamped, "rigid_body_modes");
-  elasticity_size(dimension, n, clamped);  // the same size checks
+std::vector<double> rigid_body_modes(int dimension, const std::vector<double>& coordinates) {
+  require(dimension == 2 || dimension == 3,
+          "rigid_body_modes: the dimension must be 2 or 3, got " + std::to_string(dimension));
   const int d = dimension, modes = d == 2 ? 3 : 6;
-  const double h = 1.0 / double(n - 1);
-  std::vector<double> B(std::size_t(grid.nodes()) * d * modes, 0.0);
-  for (std::int64_t p = 0; p < grid.nodes(); ++p) {
-    const double x[3] = {double(grid.first_x + p % grid.nx()) * h,
-                         double((p / grid.nx()) % grid.n) * h,
-                         double(p / (grid.nx() * grid.n)) * h};
-    auto at = [&](int c, int mode) -> double& {
-      return B[(std::size_t(p) * d + c) * modes + mode];
-    };
+  require(coordinates.size() % d == 0, "rigid_body_modes: " + std::to_string(coordinates.size()) +
+                                           " coordinates are not a whole number of " +
+                                           std::to_string(d) + "D points");
+  const std::size_t nodes = coordinates.size() / d;
+  std::vector<double> B(nodes * d * modes, 0.0);
+  for (std::size_t p = 0; p < nodes; ++p) {
+    const double* x = &coordinates[p * d];
+    for (int c = 0; c < d; ++c)
+      require(std::isfinite(x[c]), "rigid_body_modes: coordinate " + std::to_string(c) +
+                                       " of node " + std::to_string(p) + " is not finite");
+    auto at = [&](int c, int mode) -> double& { return B[(p * d + c) * modes + mode]; };
     for (int c = 0; c < d; ++c) at(c, c) = 1;  // translations
     if (d == 2) {
       at(0, 2) = -x[1];  // rotation in the plane
@@ -188,6 +190,21 @@ std::vector<double> rigid_body_modes(int dimension, index_t n, bool clamped) {
     }
   }
   return B;
+}
+
+std::vector<double> rigid_body_modes(int dimension, index_t n, bool clamped) {
+  const Grid grid = grid_of(dimension, n, clamped, "rigid_body_modes");
+  elasticity_size(dimension, n, clamped);  // the same size checks
+  const int d = dimension;
+  const double h = 1.0 / double(n - 1);
+  std::vector<double> coordinates(std::size_t(grid.nodes()) * d);
+  for (std::int64_t p = 0; p < grid.nodes(); ++p) {
+    const double x[3] = {double(grid.first_x + p % grid.nx()) * h,
+                         double((p / grid.nx()) % grid.n) * h,
+                         double(p / (grid.nx() * grid.n)) * h};
+    for (int c = 0; c < d; ++c) coordinates[std::size_t(p) * d + c] = x[c];
+  }
+  return rigid_body_modes(dimension, coordinates);
 }
 
 template CsrMatrix<float> elasticity<float>(int, index_t, bool);

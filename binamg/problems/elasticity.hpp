@@ -30,4 +30,10 @@ CsrMatrix<T> elasticity(int dimension, index_t n, bool clamped = true);
 /// elasticity(…, false) maps each of them to zero up to rounding.
 std::vector<double> rigid_body_modes(int dimension, index_t n, bool clamped = true);
 
+/// The same from any nodes' coordinates (row-major nodes × dimension): the
+/// modes at their dofs, row-major (nodes·dimension) × (3 or 6). Throws
+/// InvalidInput unless dimension is 2 or 3, the coordinates are a whole
+/// number of points and all finite.
+std::vector<double> rigid_body_modes(int dimension, const std::vector<double>& coordinates);
+
 }  // namespace binamg

@@ -44,6 +44,17 @@ CsrMatrix<T> model_problem(const std::string& name, index_t n) {
   return poisson<T>(parse_stencil(name), n);
 }
 
+NearNullspace model_near_nullspace(const std::string& name, index_t n) {
+  validate_problem_name(name);
+  NearNullspace nullspace;
+  if (const int d = elasticity_dimension(name)) {
+    nullspace.block_size = d;
+    nullspace.count = d == 2 ? 3 : 6;
+    nullspace.vectors = rigid_body_modes(d, n);
+  }
+  return nullspace;
+}
+
 template CsrMatrix<float> model_problem<float>(const std::string&, index_t);
 template CsrMatrix<double> model_problem<double>(const std::string&, index_t);
 

@@ -3,6 +3,7 @@
 // Poisson stencils (poisson.hpp) and linear elasticity (elasticity.hpp).
 #include <string>
 
+#include "binamg/amg/near_nullspace.hpp"
 #include "binamg/sparse/csr.hpp"
 
 namespace binamg {
@@ -21,5 +22,10 @@ ProblemSize model_problem_size(const std::string& name, index_t n);
 /// per direction.
 template <typename T>
 CsrMatrix<T> model_problem(const std::string& name, index_t n);
+
+/// What the hierarchy of model_problem(name, n) coarsens with: for
+/// elasticity, nodes of 2 or 3 dofs and the rigid-body modes; for Poisson,
+/// the scalar default.
+NearNullspace model_near_nullspace(const std::string& name, index_t n);
 
 }  // namespace binamg

@@ -1,0 +1,102 @@
+#include "binamg/amg/near_nullspace.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+#include "binamg/core/error.hpp"
+
+namespace binamg {
+
+bool is_system(const NearNullspace& nullspace) {
+  if (nullspace.block_size > 1) return true;
+  if (nullspace.count == 0) return false;
+  if (nullspace.count > 1) return true;
+  for (double value : nullspace.vectors)
+    if (value != nullspace.vectors.front()) return true;
+  return false;
+}
+
+namespace {
+
+// Relative size below which a vector's part outside the span of the ones
+// before it counts as zero (PyAMG's fit_candidates takes the same 1e-10).
+constexpr double kDependentTolerance = 1e-10;
+
+// The first column of B (row-major rows × k) that lies, to kDependentTolerance
+// relative to its norm, in the span of the columns before it, or -1: modified
+// Gram-Schmidt with a second pass, in double.
+index_t first_dependent_column(const std::vector<double>& B, index_t rows, index_t k) {
+  std::vector<double> Q(B);
+  for (index_t j = 0; j < k; ++j) {
+    double norm0 = 0;
+    for (index_t i = 0; i < rows; ++i)
+      norm0 += Q[std::size_t(i) * k + j] * Q[std::size_t(i) * k + j];
+    norm0 = std::sqrt(norm0);
+    for (int pass = 0; pass < 2; ++pass)
+      for (index_t l = 0; l < j; ++l) {
+        double dot = 0;
+        for (index_t i = 0; i < rows; ++i)
+          dot += Q[std::size_t(i) * k + l] * Q[std::size_t(i) * k + j];
+        for (index_t i = 0; i < rows; ++i)
+          Q[std::size_t(i) * k + j] -= dot * Q[std::size_t(i) * k + l];
+      }
+    double norm = 0;
+    for (index_t i = 0; i < rows; ++i)
+      norm += Q[std::size_t(i) * k + j] * Q[std::size_t(i) * k + j];
+    norm = std::sqrt(norm);
+    if (!(norm > kDependentTolerance * norm0) || norm0 == 0) return j;
+    for (index_t i = 0; i < rows; ++i) Q[std::size_t(i) * k + j] /= norm;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void validate_near_nullspace(const NearNullspace& nullspace, index_t rows,
+                             const std::string& what) {
+  const index_t b = nullspace.block_size, k = nullspace.count;
+  require(b >= 1 && b <= max_near_nullspace_vectors,
+          what + ": the block size must lie in [1, " + std::to_string(max_near_nullspace_vectors) +
+              "], got " + std::to_string(b));
+  require(rows % b == 0, what + ": the block size " + std::to_string(b) +
+                             " does not divide the matrix's " + std::to_string(rows) + " rows");
+  require(k >= 0 && k <= max_near_nullspace_vectors,
+          what + ": the number of near-nullspace vectors must lie in [0, " +
+              std::to_string(max_near_nullspace_vectors) + "], got " + std::to_string(k));
+  require(k <= rows, what + ": " + std::to_string(k) + " near-nullspace vectors for a matrix of " +
+                         std::to_string(rows) + " rows");
+  require(nullspace.vectors.size() == std::size_t(rows) * std::size_t(k),
+          what + ": the near-nullspace vectors have " +
+              std::to_string(k == 0 ? nullspace.vectors.size() : nullspace.vectors.size() / k) +
+              (k == 0 ? " values but no count" : " rows") + " for a matrix of " +
+              std::to_string(rows) + " rows");
+  for (std::size_t e = 0; e < nullspace.vectors.size(); ++e)
+    require(std::isfinite(nullspace.vectors[e]),
+            what + ": near-nullspace vector " + std::to_string(e % k) + " has a non-finite entry " +
+                "in row " + std::to_string(e / k));
+  const index_t dependent = first_dependent_column(nullspace.vectors, rows, k);
+  require(dependent < 0, what + ": near-nullspace vector " + std::to_string(dependent) +
+                             (dependent == 0 ? " is zero"
+                                             : " is (to 1e-10) a linear combination of the "
+                                               "vectors before it") +
+                             "; give linearly independent vectors");
+}
+
+Candidates finest_candidates(const NearNullspace& nullspace, index_t rows) {
+  validate_near_nullspace(nullspace, rows, "build_hierarchy: near_nullspace");
+  const index_t b = nullspace.block_size;
+  Candidates c;
+  c.node_ptr.resize(std::size_t(rows / b) + 1);
+  for (std::size_t p = 0; p < c.node_ptr.size(); ++p) c.node_ptr[p] = index_t(p) * b;
+  if (nullspace.count > 0) {
+    c.k = nullspace.count;
+    c.vectors = nullspace.vectors;
+    return c;
+  }
+  c.k = b;  // one vector per component
+  c.vectors.assign(std::size_t(rows) * b, 0.0);
+  for (index_t i = 0; i < rows; ++i) c.vectors[std::size_t(i) * b + i % b] = 1.0;
+  return c;
+}
+
+}  // namespace binamg

@@ -1,0 +1,53 @@
+#pragma once
+// Tentative prolongator of a system: the near-nullspace vectors restricted to
+// each aggregate, orthonormalised by a thin QR (Vaněk, Mandel, Brezina 1996).
+#include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/near_nullspace.hpp"
+#include "binamg/sparse/csr.hpp"
+#include "binamg/sparse/device_csr.hpp"
+
+namespace binamg {
+
+/// Candidates on the GPU: as Candidates, in device memory.
+struct DeviceCandidates {
+  index_t k = 0;
+  DeviceBuffer<double> vectors;    // row-major rows × k
+  DeviceBuffer<index_t> node_ptr;  // nodes + 1
+  index_t nodes() const { return static_cast<index_t>(node_ptr.size()) - 1; }
+};
+
+DeviceCandidates to_device(const Candidates& host, cudaStream_t stream = nullptr);
+Candidates to_host(const DeviceCandidates& device);
+
+/// One level's tentative prolongator and the next level's candidates.
+template <typename T>
+struct SystemTentative {
+  CsrMatrix<T> P;
+  Candidates coarse;
+};
+
+template <typename T>
+struct DeviceSystemTentative {
+  DeviceCsr<T> P;
+  DeviceCandidates coarse;
+};
+
+/// For each aggregate a (of unknowns: `aggregates` maps rows to aggregates),
+/// B_a = Q_a R_a, the thin QR of B's rows in a (rows in increasing order;
+/// qr_detail::aggregate_qr). Columns that the aggregate cannot represent (to
+/// 1e-10 relative) are dropped, so aggregate a gets r_a ≤ k coarse unknowns:
+/// P(i, c_a + t) = Q_a(i, j_t) for its kept columns j_0 < j_1 < …, c_a = Σ_{b<a}
+/// r_b; the coarse vectors are the kept rows of R_a (B = P·B_coarse up to the
+/// tolerance, PᵀP = I), and each aggregate is a coarse node. Throws
+/// InvalidInput if an aggregate id is out of range, an aggregate is empty,
+/// the sizes disagree, or the vectors vanish on an aggregate (naming it).
+template <typename T>
+SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& candidates);
+
+/// The GPU twin (one thread per aggregate): bitwise the same P and candidates.
+template <typename T>
+DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates,
+                                      const DeviceCandidates& candidates,
+                                      cudaStream_t stream = nullptr);
+
+}  // namespace binamg
