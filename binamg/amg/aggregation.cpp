@@ -39,7 +39,8 @@ namespace {
 // Distance-2 MIS of the subgraph induced by the `active` nodes (edges to
 // inactive nodes are ignored): 1 for IN nodes, 0 otherwise.
 template <typename T>
-std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S, const std::vector<std::uint8_t>& active,
+std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S,
+                                         const std::vector<std::uint8_t>& active,
                                          const std::vector<std::uint32_t>& hash) {
   const index_t n = S.rows;
   std::vector<std::uint8_t> state(n), next(n);
@@ -79,8 +80,10 @@ std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S, const std::vecto
     for (index_t i = 0; i < n; ++i) {
       std::uint8_t s = state[i];
       if (s == state_undecided) {
-        if (max2[i] == i) s = state_in;
-        else if (state[max2[i]] == state_in) s = state_out;
+        if (max2[i] == i)
+          s = state_in;
+        else if (state[max2[i]] == state_in)
+          s = state_out;
       }
       next[i] = s;
       left |= (s == state_undecided);
@@ -94,12 +97,13 @@ std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S, const std::vecto
 }
 
 // One pass: MIS-2 of the unaggregated nodes; each root with at least
-// `min_neighbours` unaggregated neighbours forms a new aggregate with them (the
+// `min_neighbours` unaggregated neighbours, and at least free_percent of its
+// neighbours unaggregated, forms a new aggregate with them (the
 // roots are 3 edges apart in that subgraph, so no node has two). Returns the
 // number of new aggregates.
 template <typename T>
 index_t aggregate_unaggregated(const CsrMatrix<T>& S, const std::vector<std::uint32_t>& hash,
-                               index_t min_neighbours, Aggregates& result) {
+                               index_t min_neighbours, int free_percent, Aggregates& result) {
   const index_t n = S.rows;
   std::vector<std::uint8_t> active(n);
   for (index_t i = 0; i < n; ++i) active[i] = result.aggregate_of[i] < 0;
@@ -108,8 +112,12 @@ index_t aggregate_unaggregated(const CsrMatrix<T>& S, const std::vector<std::uin
   for (index_t i = 0; i < n; ++i) {
     if (!root[i]) continue;
     index_t free_neighbours = 0;
-    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) free_neighbours += active[S.col_idx[k]];
-    if (free_neighbours < min_neighbours) continue;
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+      free_neighbours += active[S.col_idx[k]];
+    const std::int64_t degree = S.row_ptr[i + 1] - S.row_ptr[i];
+    if (free_neighbours < min_neighbours ||
+        100 * std::int64_t(free_neighbours) < free_percent * degree)
+      continue;
     result.aggregate_of[i] = result.count;
     for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
       if (active[S.col_idx[k]]) result.aggregate_of[S.col_idx[k]] = result.count;
@@ -158,7 +166,7 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
 }
 
 template <typename T>
-Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
+Aggregates mis2_aggregation(const CsrMatrix<T>& S, int free_percent) {
   require_graph(S, "mis2_aggregation");
   const index_t n = S.rows;
   const std::vector<std::uint32_t> hash = node_hashes(n);
@@ -166,13 +174,13 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S) {
   result.aggregate_of.assign(n, -1);
   // Passes of MIS-2 over the still unaggregated nodes, each root taking its
   // unaggregated neighbours, until no root has enough of them left.
-  while (aggregate_unaggregated(S, hash, mis2_min_neighbours, result) > 0) {
+  while (aggregate_unaggregated(S, hash, mis2_min_neighbours, free_percent, result) > 0) {
   }
   // Stragglers join neighbouring aggregates, smallest first.
   while (join_smallest_neighbour(S, hash, result) > 0) {
   }
   // Whatever is left has no aggregated node in reach (e.g. isolated nodes).
-  while (aggregate_unaggregated(S, hash, 0, result) > 0) {
+  while (aggregate_unaggregated(S, hash, 0, 0, result) > 0) {
   }
   for (index_t i = 0; i < n; ++i)
     if (result.aggregate_of[i] < 0)
@@ -237,19 +245,19 @@ Aggregates standard_aggregation(const CsrMatrix<T>& S) {
 }
 
 template <typename T>
-Aggregates aggregate(const CsrMatrix<T>& S, AggregationMethod method) {
+Aggregates aggregate(const CsrMatrix<T>& S, AggregationMethod method, int free_percent) {
   switch (method) {
-    case AggregationMethod::mis2: return mis2_aggregation(S);
+    case AggregationMethod::mis2: return mis2_aggregation(S, free_percent);
     case AggregationMethod::standard: return standard_aggregation(S);
   }
   throw InvalidInput("aggregate: unknown aggregation method");
 }
 
-#define BINAMG_INSTANTIATE(T)                                                 \
-  template std::vector<std::uint8_t> mis2_roots<T>(const CsrMatrix<T>&);      \
-  template Aggregates mis2_aggregation<T>(const CsrMatrix<T>&);               \
-  template Aggregates standard_aggregation<T>(const CsrMatrix<T>&);           \
-  template Aggregates aggregate<T>(const CsrMatrix<T>&, AggregationMethod);
+#define BINAMG_INSTANTIATE(T)                                            \
+  template std::vector<std::uint8_t> mis2_roots<T>(const CsrMatrix<T>&); \
+  template Aggregates mis2_aggregation<T>(const CsrMatrix<T>&, int);     \
+  template Aggregates standard_aggregation<T>(const CsrMatrix<T>&);      \
+  template Aggregates aggregate<T>(const CsrMatrix<T>&, AggregationMethod, int);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -12,9 +12,9 @@
 // leaves placements and sizes as they were, so it joins nobody either, and such
 // rounds leave at once on reading the zero.
 #include <cooperative_groups.h>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <cub/device/device_scan.cuh>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -39,7 +39,9 @@ __device__ std::uint64_t mis2_key(std::uint8_t state, index_t node) {
 }
 
 // Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
-__device__ bool is_free(const index_t* aggregate_of, index_t node) { return aggregate_of[node] < 0; }
+__device__ bool is_free(const index_t* aggregate_of, index_t node) {
+  return aggregate_of[node] < 0;
+}
 
 // True for a round queued after the round before it counted zero: it would
 // change nothing, so it leaves at once. `previous_count` is null for the first
@@ -138,9 +140,12 @@ __device__ bool update_state(index_t i, const index_t* __restrict__ row_ptr,
     best = max(best, max1[col_idx[k]]);
   best = row_split::group_max<L>(best);
   if (threadIdx.x % L != 0) return false;
-  if (best == mis2_key(state_undecided, i)) state[i] = state_in;
-  else if ((best >> 32) == state_in) state[i] = state_out;
-  else return true;
+  if (best == mis2_key(state_undecided, i))
+    state[i] = state_in;
+  else if ((best >> 32) == state_in)
+    state[i] = state_out;
+  else
+    return true;
   return false;
 }
 
@@ -165,9 +170,9 @@ constexpr int mis2_round_threads = 1024;
 // clears (round r - 2's) two barriers ago. Slot 0 is zero at launch.
 template <int L>
 __global__ void __launch_bounds__(mis2_round_threads)
-    mis2_rounds(index_t n, const index_t* __restrict__ row_ptr,
-                const index_t* __restrict__ col_idx, std::uint8_t* state, std::uint64_t* max1,
-                std::uint8_t* needs_max, int* undecided_left) {
+    mis2_rounds(index_t n, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                std::uint8_t* state, std::uint64_t* max1, std::uint8_t* needs_max,
+                int* undecided_left) {
   const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x / L;
   for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
@@ -190,14 +195,16 @@ __global__ void __launch_bounds__(mis2_round_threads)
   }
 }
 
-// 1 for an MIS-2 root with at least `min_neighbours` free neighbours (it forms
+// 1 for an MIS-2 root with at least `min_neighbours` free neighbours, and at
+// least free_percent of its neighbours free (it forms
 // an aggregate this pass), else 0; group n writes the 0 that ends the scan, so
 // that its last offset is the number of forming roots.
 template <int L>
 __global__ void __launch_bounds__(row_split::threads)
     forming_roots(index_t n, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const index_t* aggregate_of,
-                  const std::uint8_t* state, index_t min_neighbours, index_t* forms) {
+                  const std::uint8_t* state, index_t min_neighbours, int free_percent,
+                  index_t* forms) {
   const std::int64_t i = row_split::group_row<L>();
   if (i > n) return;
   bool forming = false;
@@ -205,7 +212,10 @@ __global__ void __launch_bounds__(row_split::threads)
     index_t free_neighbours = 0;
     for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
       free_neighbours += is_free(aggregate_of, col_idx[k]);
-    forming = group_sum<L>(free_neighbours) >= min_neighbours;
+    const index_t free_total = group_sum<L>(free_neighbours);
+    const std::int64_t degree = row_ptr[i + 1] - row_ptr[i];
+    forming =
+        free_total >= min_neighbours && 100 * std::int64_t(free_total) >= free_percent * degree;
   }
   if (threadIdx.x % L == 0) forms[i] = forming;
 }
@@ -298,9 +308,8 @@ __global__ void first_node_flags(index_t n, const index_t* aggregate_of, const i
 }
 
 // renumbered[i] = the rank of node i's aggregate's first node among first nodes.
-__global__ void renumber_by_first_node(index_t n, const index_t* aggregate_of,
-                                       const index_t* first, const index_t* rank,
-                                       index_t* renumbered) {
+__global__ void renumber_by_first_node(index_t n, const index_t* aggregate_of, const index_t* first,
+                                       const index_t* rank, index_t* renumbered) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) renumbered[i] = rank[first[aggregate_of[i]]];
 }
@@ -360,8 +369,8 @@ struct Mis2Aggregator {
     std::apply(
         [&](auto&... value) {
           void* pointers[] = {&value...};
-          BINAMG_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(threads),
-                                                        pointers, 0, stream));
+          BINAMG_CUDA_CHECK(
+              cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(threads), pointers, 0, stream));
         },
         values);
   }
@@ -382,14 +391,14 @@ struct Mis2Aggregator {
     const unsigned grid =
         std::min(blocks_for(std::int64_t(n) * L, mis2_round_threads), resident_blocks);
     BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided_left.data(), 0, sizeof(int) * 3, stream));
-    launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx,
-                       state.data(), max1.data(), needs_max.data(), undecided_left.data());
+    launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx, state.data(),
+                       max1.data(), needs_max.data(), undecided_left.data());
   }
 
   // aggregate_unaggregated on the CPU: returns the number of new aggregates.
   // form_aggregates is queued before that number is read: with none formed it
   // copies the ids unchanged, and the read then waits on work already queued.
-  index_t aggregate_free(index_t min_neighbours) {
+  index_t aggregate_free(index_t min_neighbours, int free_percent) {
     initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data(),
                                                                max1.data());
     BINAMG_CHECK_LAUNCH();
@@ -399,11 +408,10 @@ struct Mis2Aggregator {
       forming_roots<L><<<blocks_for((std::int64_t(n) + 1) * L, row_split::threads),
                          row_split::threads, 0, stream>>>(n, row_ptr, col_idx, aggregate_of.data(),
                                                           state.data(), min_neighbours,
-                                                          forms.data());
+                                                          free_percent, forms.data());
       BINAMG_CHECK_LAUNCH();
-      BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes,
-                                                      forms.data(), root_offsets.data(), n + 1,
-                                                      stream));
+      BINAMG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, forms.data(),
+                                                      root_offsets.data(), n + 1, stream));
       form_aggregates<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
           n, row_ptr, col_idx, aggregate_of.data(), forms.data(), root_offsets.data(), count,
           other.data());
@@ -455,21 +463,21 @@ struct Mis2Aggregator {
 }  // namespace
 
 template <typename T>
-DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
+DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, int free_percent) {
   require(S.rows == S.cols, "mis2_aggregation: the strength graph is not square");
   const index_t n = S.rows;
   DeviceAggregates result;
   result.aggregate_of = DeviceBuffer<index_t>(n, stream, "aggregate ids");
   if (n == 0) return result;
   BINAMG_CUDA_CHECK(cudaMemsetAsync(result.aggregate_of.data(), 0xff, sizeof(index_t) * n, stream));
-  Mis2Aggregator work{S.row_ptr.data(), S.col_idx.data(), n, S.nnz(),
-                      blocks_for(n, aggregation_threads), stream, result.aggregate_of,
-                      result.count};
+  Mis2Aggregator work{
+      S.row_ptr.data(),    S.col_idx.data(), n, S.nnz(), blocks_for(n, aggregation_threads), stream,
+      result.aggregate_of, result.count};
   // The same three stages as the CPU's mis2_aggregation.
-  while (work.aggregate_free(mis2_min_neighbours) > 0) {
+  while (work.aggregate_free(mis2_min_neighbours, free_percent) > 0) {
   }
   work.join_smallest();
-  while (work.aggregate_free(0) > 0) {
+  while (work.aggregate_free(0, 0) > 0) {
   }
   BINAMG_CUDA_CHECK(cudaMemsetAsync(work.counter.data(), 0, sizeof(int), stream));
   count_unassigned<<<work.blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
@@ -482,7 +490,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream) {
   return result;
 }
 
-template DeviceAggregates mis2_aggregation<float>(const DeviceCsr<float>&, cudaStream_t);
-template DeviceAggregates mis2_aggregation<double>(const DeviceCsr<double>&, cudaStream_t);
+template DeviceAggregates mis2_aggregation<float>(const DeviceCsr<float>&, cudaStream_t, int);
+template DeviceAggregates mis2_aggregation<double>(const DeviceCsr<double>&, cudaStream_t, int);
 
 }  // namespace binamg

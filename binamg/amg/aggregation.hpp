@@ -40,6 +40,17 @@ std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S);
 /// counts, and 4 more iterations in 2D (docs/experiments.md).
 constexpr index_t mis2_min_neighbours = 3;
 
+/// On a system's finest level, a root also needs this share (in percent) of its
+/// strong neighbours unaggregated. Coarse nodes carry up to k unknowns (6 for
+/// 3D elasticity) for b per fine node (3), so an aggregate of m nodes coarsens
+/// by m·b/k only, and the small aggregates of later passes cost complexity.
+/// On the 360,000-dof P1 beam the scalar rule gave operator complexity 2.73
+/// (19 PCG iterations), this one 1.69 (23) and a Galerkin product of level 0
+/// half the size; Q1 elasticity 3D 49³ 1.67 → 1.23 (12 → 14), 2D 257²
+/// 1.50 → 1.30 (15 → 17). On every level it coarsened the coarse levels too
+/// far: 2D took 16 / 18 / 22 iterations from 65² to 257² (docs/experiments.md).
+constexpr int mis2_system_free_percent = 65;
+
 /// Aggregation by repeated MIS-2 passes (after Kelley & Rajamanickam's MIS-2
 /// coarsening): each pass computes the MIS-2 of the subgraph of still
 /// unaggregated nodes, and every root with at least mis2_min_neighbours
@@ -53,13 +64,15 @@ constexpr index_t mis2_min_neighbours = 3;
 /// bounded by a root's neighbourhood plus joiners, so coarse levels coarsen
 /// about as fast as standard_aggregation rather than many times faster, as
 /// single-pass MIS-2 aggregates (every node within two edges of a root) do
-/// (docs/experiments.md).
+/// (docs/experiments.md). With free_percent > 0, a root forms an aggregate only
+/// when at least that share of its neighbours is unaggregated as well.
 template <typename T>
-Aggregates mis2_aggregation(const CsrMatrix<T>& S);
+Aggregates mis2_aggregation(const CsrMatrix<T>& S, int free_percent = 0);
 
 /// The GPU twin: identical aggregates, node for node.
 template <typename T>
-DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream = nullptr);
+DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream = nullptr,
+                                  int free_percent = 0);
 
 /// Vaněk's serial greedy aggregation (PyAMG's standard_aggregation): pass 1 in
 /// node order makes {i} ∪ N(i) an aggregate when no node of N(i) is aggregated
@@ -70,8 +83,8 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream = n
 template <typename T>
 Aggregates standard_aggregation(const CsrMatrix<T>& S);
 
-/// Dispatches on `method`. S must be square.
+/// Dispatches on `method` (free_percent: mis2's, above). S must be square.
 template <typename T>
-Aggregates aggregate(const CsrMatrix<T>& S, AggregationMethod method);
+Aggregates aggregate(const CsrMatrix<T>& S, AggregationMethod method, int free_percent = 0);
 
 }  // namespace binamg

@@ -51,8 +51,8 @@ struct HostSteps {
   std::int64_t weak_entries(const Matrix& A, double theta) {
     return binamg::weak_entries(A, theta);
   }
-  Aggregates aggregate(const Matrix& S, AggregationMethod method) {
-    return binamg::aggregate(S, method);
+  Aggregates aggregate(const Matrix& S, AggregationMethod method, int free_percent) {
+    return binamg::aggregate(S, method, free_percent);
   }
   using Weights = std::vector<index_t>;
   Tentative<T> tentative(const Aggregates& aggregates, const Weights& weights) {

@@ -79,9 +79,9 @@ struct DeviceSteps {
   // `standard` aggregation is serial by definition (a greedy sweep in node
   // order), so it is the one setup step done on the host: download S,
   // aggregate, upload the ids.
-  DeviceAggregates aggregate(const Matrix& S, AggregationMethod method) {
-    if (method == AggregationMethod::mis2) return mis2_aggregation(S, stream);
-    const Aggregates host = binamg::aggregate(to_host(S), method);
+  DeviceAggregates aggregate(const Matrix& S, AggregationMethod method, int free_percent) {
+    if (method == AggregationMethod::mis2) return mis2_aggregation(S, stream, free_percent);
+    const Aggregates host = binamg::aggregate(to_host(S), method, free_percent);
     DeviceAggregates device;
     device.aggregate_of = to_device(host.aggregate_of, stream);
     device.count = host.count;

@@ -10,7 +10,8 @@
 //   Matrix strength(const Matrix& A, double theta)
 //   Matrix filtered(const Matrix& A, double theta)  amg/filtered.hpp
 //   std::int64_t weak_entries(const Matrix& A, double theta)   (the same)
-//   Aggregates aggregate(const Matrix& S, AggregationMethod)   (.count aggregates)
+//   Aggregates aggregate(const Matrix& S, AggregationMethod, int free_percent)
+//                                                   (.count aggregates; amg/aggregation.hpp)
 //   Weights                                         a level's node weights (empty: all 1)
 //   Tentative tentative(const Aggregates&, const Weights&)   .P and .coarse_weights
 // and for systems (amg/near_nullspace.hpp):
@@ -108,7 +109,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta)
                             : steps.strength(current, theta);
     clock.lap(h.timings.strength_ms);
-    const auto aggregates = steps.aggregate(S, parameters.aggregation);
+    const int free_percent = system && h.levels.empty() ? mis2_system_free_percent : 0;
+    const auto aggregates = steps.aggregate(S, parameters.aggregation, free_percent);
     clock.lap(h.timings.aggregation_ms);
     if (aggregates.count > kStalledCoarseningRatio * S.rows) {
       stopped = stall_reason(h.levels.size(), S.rows, aggregates.count, S.nnz(), theta,

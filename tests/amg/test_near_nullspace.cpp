@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/near_nullspace.hpp"
 #include "binamg/amg/node_matrix.hpp"
+#include "binamg/amg/strength.hpp"
 #include "binamg/amg/tentative.hpp"
 #include "binamg/amg/tentative_qr.hpp"
 #include "binamg/problems/elasticity.hpp"
@@ -127,6 +129,25 @@ TEST(NodeMatrix, EntriesAreTheBlocksFrobeniusNorms) {
               node_matrix(A, {0, 2, 4});
             }).find("must cover rows 0 to 6"),
             std::string::npos);
+}
+
+TEST(NodeMatrix, SystemsAggregateIntoFewerLargerAggregates) {
+  // The systems' MIS-2 rule (a root needs 65% of its neighbours free) on the
+  // node graphs of 2D and 3D elasticity: a partition into connected
+  // aggregates, and fewer of them than the scalar rule makes.
+  for (int d : {2, 3}) {
+    const CsrMatrix<double> A = elasticity<double>(d, d == 2 ? 30 : 10);
+    std::vector<index_t> node_ptr;
+    for (index_t p = 0; p <= A.rows / d; ++p) node_ptr.push_back(p * d);
+    const CsrMatrix<double> S = strength(node_matrix(A, node_ptr), 0.03);
+    const Aggregates scalar = mis2_aggregation(S);
+    const Aggregates system = mis2_aggregation(S, mis2_system_free_percent);
+    EXPECT_LT(system.count, scalar.count) << d << "D";
+    for (index_t a : system.aggregate_of) {
+      EXPECT_GE(a, 0);
+      EXPECT_LT(a, system.count);
+    }
+  }
 }
 
 // Aggregates of 1 to 7 rows over 40 rows, interleaved.

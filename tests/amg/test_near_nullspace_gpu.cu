@@ -41,9 +41,13 @@ TYPED_TEST(NearNullspaceGpu, NodeMatrixMatchesTheCpu) {
     const double ulps = std::is_same_v<T, float> ? 1e-5 : 1e-13;
     for (std::size_t e = 0; e < cpu.values.size(); ++e)
       EXPECT_NEAR(cpu.values[e], gpu.values[e], ulps * std::abs(cpu.values[e])) << name;
-    // and the aggregates of unknowns it leads to
-    const Aggregates nodes = aggregate(strength(cpu, 0.03), AggregationMethod::mis2);
-    const DeviceAggregates device_nodes{to_device(nodes.aggregate_of), nodes.count};
+    // the systems' MIS-2 rule on both devices, and the aggregates of unknowns it leads to
+    const CsrMatrix<T> S = strength(cpu, 0.03);
+    const Aggregates nodes = mis2_aggregation(S, mis2_system_free_percent);
+    const DeviceAggregates device_nodes =
+        mis2_aggregation(to_device(S), nullptr, mis2_system_free_percent);
+    EXPECT_EQ(nodes.count, device_nodes.count) << name;
+    EXPECT_EQ(nodes.aggregate_of, to_host(device_nodes.aggregate_of)) << name;
     EXPECT_EQ(unknown_aggregates(nodes, node_ptr).aggregate_of,
               to_host(unknown_aggregates(device_nodes, to_device(node_ptr)).aggregate_of));
   }
@@ -58,8 +62,8 @@ TYPED_TEST(NearNullspaceGpu, TentativeQrIsBitwiseTheCpus) {
   const CsrMatrix<T> A = model_problem<T>("elasticity3d", n);
   const NearNullspace modes = model_near_nullspace("elasticity3d", n);
   const Candidates candidates = finest_candidates(modes, A.rows);
-  Aggregates nodes =
-      aggregate(strength(node_matrix(A, candidates.node_ptr), 0.03), AggregationMethod::mis2);
+  Aggregates nodes = mis2_aggregation(strength(node_matrix(A, candidates.node_ptr), 0.03),
+                                      mis2_system_free_percent);
   nodes.aggregate_of[0] = nodes.count++;
   nodes.aggregate_of[1] = nodes.aggregate_of[2] = nodes.count++;
   // keep every aggregate nonempty: renumber the ids in use
@@ -116,7 +120,8 @@ TYPED_TEST(NearNullspaceGpu, ElasticityHierarchyAndSolveMatchTheCpu) {
       EXPECT_EQ(cpu.matrix(l).rows, gpu.matrix(l).rows) << name << " level " << l;
       EXPECT_EQ(cpu.matrix(l).nnz(), gpu.matrix(l).nnz()) << name << " level " << l;
     }
-    const double tolerance = std::is_same_v<T, float> ? 1e-4 : 1e-8;
+    // 2D elasticity of 40² nodes attains about 5e-4 in float (κ·ε), so float asks for 2e-3.
+    const double tolerance = std::is_same_v<T, float> ? 2e-3 : 1e-8;
     std::vector<T> b(A.rows, T(1)), x(A.rows, T(0));
     const SolveResult on_cpu = pcg(cpu, b, x, {tolerance, 300});
     DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
