@@ -1,5 +1,6 @@
-// GPU twin of tentative_qr(): one thread per aggregate runs the host's QR
-// (amg/aggregate_qr.hpp), so P and the coarse vectors are the same bits.
+// GPU twin of tentative_qr(): a warp per aggregate runs the host's QR
+// (amg/aggregate_qr.hpp) in the same order of sums, so P and the coarse
+// vectors are the same bits.
 #include <string>
 
 #include "binamg/amg/aggregate_qr.hpp"
@@ -20,20 +21,63 @@ __global__ void positions_of(index_t n, const index_t* rows, index_t* position) 
   if (p < n) position[rows[p]] = p;
 }
 
-// One thread per aggregate: its QR, its rank, and the first empty aggregate
-// and the first without a kept column in problems[0] and [1] (atomicMin).
+// Σ over the warp's lanes of `part`, in qr_detail::lane_sum's tree; every lane gets it.
+__device__ double warp_sum(double part) {
+  for (int offset = qr_detail::kQrLanes / 2; offset > 0; offset /= 2)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  return __shfl_sync(0xffffffffu, part, 0);
+}
+
+// One warp per aggregate: qr_detail::aggregate_qr with lane l on rows l, l+32,
+// … (the same sums in the same order), lane 0 writing R, the kept columns, the
+// rank, and the first empty aggregate and the first without a kept column in
+// problems[0] and [1] (atomicMin).
 __global__ void aggregate_qrs(index_t count, const index_t* start, const index_t* rows,
-                              const double* B, int k, double* q, double* r, unsigned* kept,
-                              index_t* rank, index_t* problems) {
-  const index_t a = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a >= count) return;
+                              const double* B, int k, double* q_all, double* r_all,
+                              unsigned* kept_all, index_t* rank, index_t* problems) {
+  const std::int64_t a = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (a >= count) return;  // whole warps: blockDim is a multiple of 32
   const index_t m = start[a + 1] - start[a];
-  if (m == 0) atomicMin(problems, a);
-  kept[a] =
-      qr_detail::aggregate_qr(rows + start[a], m, B, k, q + static_cast<std::int64_t>(start[a]) * k,
-                              r + static_cast<std::int64_t>(a) * k * k);
-  rank[a] = qr_detail::kept_count(kept[a]);
-  if (m > 0 && rank[a] == 0) atomicMin(problems + 1, a);
+  const index_t* members = rows + start[a];
+  double* q = q_all + static_cast<std::int64_t>(start[a]) * k;
+  double* r = r_all + a * k * k;
+  unsigned kept = 0;
+  for (int j = 0; j < k; ++j) {
+    double part = 0;
+    for (index_t s = lane; s < m; s += 32) {
+      const double v = B[static_cast<std::int64_t>(members[s]) * k + j];
+      q[s * k + j] = v;
+      part = fma(v, v, part);
+    }
+    const double norm0 = warp_sum(part);
+    if (lane == 0)
+      for (int l = 0; l < k; ++l) r[j * k + l] = 0;
+    for (int l = 0; l < j; ++l) {
+      if (!(kept >> l & 1u)) continue;
+      part = 0;
+      for (index_t s = lane; s < m; s += 32) part = fma(q[s * k + l], q[s * k + j], part);
+      const double dot = warp_sum(part);
+      if (lane == 0) r[l * k + j] = dot;
+      for (index_t s = lane; s < m; s += 32) q[s * k + j] = fma(-dot, q[s * k + l], q[s * k + j]);
+    }
+    part = 0;
+    for (index_t s = lane; s < m; s += 32) part = fma(q[s * k + j], q[s * k + j], part);
+    const double norm = sqrt(warp_sum(part));
+    if (norm0 > 0 && norm > qr_detail::kRankTolerance * sqrt(norm0)) {
+      kept |= 1u << j;
+      if (lane == 0) r[j * k + j] = norm;
+      for (index_t s = lane; s < m; s += 32) q[s * k + j] = q[s * k + j] / norm;
+    } else {
+      for (index_t s = lane; s < m; s += 32) q[s * k + j] = 0;
+    }
+  }
+  if (lane == 0) {
+    kept_all[a] = kept;
+    rank[a] = qr_detail::kept_count(kept);
+    if (m == 0) atomicMin(problems, index_t(a));
+    if (m > 0 && rank[a] == 0) atomicMin(problems + 1, index_t(a));
+  }
 }
 
 __global__ void row_lengths(index_t n, const index_t* aggregate_of, const index_t* rank,
@@ -117,7 +161,7 @@ DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates,
     BINAMG_CHECK_LAUNCH();
   }
   if (count > 0) {
-    aggregate_qrs<<<blocks_for(count, qr_threads), qr_threads, 0, stream>>>(
+    aggregate_qrs<<<blocks_for(std::int64_t(count) * 32, qr_threads), qr_threads, 0, stream>>>(
         count, members.row_ptr.data(), members.col_idx.data(), candidates.vectors.data(), int(k),
         q.data(), r.data(), kept.data(), rank.data(), problems.data());
     BINAMG_CHECK_LAUNCH();
