@@ -5,7 +5,8 @@
 // block row's values, coalesced, and keep one partial sum per row of the
 // block), and cuSPARSE's bsrmv. BSR stores one column index per b×b block
 // instead of one per entry: for b = 3, 8.4 bytes per entry instead of 12, if
-// the blocks are dense. The finest level is the only one with uniform blocks
+// the blocks are dense. With k right-hand sides, binamg's CSR SpMM against
+// cuSPARSE's bsrmm (k = 8, 32). The finest level is the only one with uniform blocks
 // (coarse nodes carry 1 to k unknowns), so this is the operator it would serve.
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "binamg/core/launch.hpp"
 #include "binamg/problems/model_problem.hpp"
 #include "binamg/sparse/matrix_market.hpp"
+#include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 
 using namespace binamg;
@@ -105,6 +107,24 @@ bool matches(const CsrMatrix<T>& A, const std::vector<T>& reference, const Devic
   return true;
 }
 
+// Y (row-major, or column-major when `column_major`) against the CPU's row-major
+// reference, entry by entry within the bound of matches().
+bool matches_block(const CsrMatrix<T>& A, index_t k, const std::vector<T>& reference,
+                   const std::vector<T>& got, bool column_major) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (index_t i = 0; i < A.rows; ++i) {
+    double magnitude = 0;
+    for (index_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) magnitude += std::abs(A.values[e]);
+    for (index_t j = 0; j < k; ++j) {
+      const T value = column_major ? got[std::size_t(j) * A.rows + i] : got[std::size_t(i) * k + j];
+      if (!(std::abs(value - reference[std::size_t(i) * k + j]) <=
+            2.0 * A.row_length(i) * eps * magnitude + 1e-300))
+        return false;
+    }
+  }
+  return true;
+}
+
 void run(const std::string& name, const CsrMatrix<T>& A, index_t b, double bandwidth_gbs) {
   const Bsr B = to_bsr(A, b);
   std::vector<T> x(A.cols);
@@ -169,6 +189,50 @@ void run(const std::string& name, const CsrMatrix<T>& A, index_t b, double bandw
   });
   const bool ok = matches(A, reference, dy);
   line("cusparse_bsrmv", ms, bsr_bytes, ok);
+  // Many right-hand sides (block solves): binamg's CSR SpMM on row-major X and
+  // Y against cuSPARSE's bsrmm, which reads X row-major as its transpose and
+  // writes Y column-major.
+  for (index_t k : {8, 32}) {
+    std::vector<T> X(std::size_t(A.cols) * k);
+    for (std::size_t i = 0; i < X.size(); ++i) X[i] = std::sin(0.37 * double(i % 100003));
+    std::vector<T> Y_reference;
+    spmm(A, X, k, Y_reference);
+    const DeviceBuffer<T> dX = to_device(X);
+    DeviceBuffer<T> dY(std::size_t(A.rows) * k);
+    const double block_vectors = double(A.rows + A.cols) * k * sizeof(T);
+    auto block_line = [&](const char* impl, double block_ms, double bytes, bool checked) {
+      JsonLine()
+          .field("bench", "block_spmm")
+          .field("problem", name)
+          .field("rows", A.rows)
+          .field("nnz", A.nnz())
+          .field("block_size", b)
+          .field("k", k)
+          .field("impl", impl)
+          .field("ms", block_ms)
+          .field("roofline_fraction", bytes / (block_ms * 1e-3) / 1e9 / bandwidth_gbs)
+          .field("checked", checked)
+          .print();
+    };
+    double block_ms = bench::median_ms([&] { spmm(dA, dX.data(), k, dY.data()); });
+    if (!matches_block(A, k, Y_reference, to_host(dY), false))
+      throw DeviceError("wrong result: binamg csr spmm");
+    block_line("binamg_csr", block_ms, csr_bytes - vectors + block_vectors, true);
+    // bsrmm is deprecated for cusparseSpMM, but this toolkit's generic API has
+    // no BSR matrix (no cusparseCreateBsr): it is the one BSR SpMM to compare.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    block_ms = bench::median_ms([&] {
+      BINAMG_CUSPARSE_CHECK(cusparseDbsrmm(
+          handle, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE,
+          CUSPARSE_OPERATION_TRANSPOSE, B.block_rows, k, A.cols / b, index_t(B.col_idx.size()),
+          &alpha, descr, bsr_values.data(), bsr_ptr.data(), bsr_col.data(), b, dX.data(), k, &beta,
+          dY.data(), A.rows));
+    });
+#pragma GCC diagnostic pop
+    block_line("cusparse_bsrmm", block_ms, bsr_bytes - vectors + block_vectors,
+               matches_block(A, k, Y_reference, to_host(dY), true));
+  }
   cusparseDestroyMatDescr(descr);
   cusparseDestroy(handle);
 }
