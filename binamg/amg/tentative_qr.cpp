@@ -13,10 +13,7 @@ SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& 
   const index_t n = checked_index(static_cast<std::int64_t>(aggregates.aggregate_of.size()),
                                   "tentative_qr: rows");
   const index_t k = candidates.k, count = aggregates.count;
-  require(k >= 1 && k <= max_near_nullspace_vectors &&
-              candidates.vectors.size() == std::size_t(n) * std::size_t(k),
-          "tentative_qr: " + std::to_string(candidates.vectors.size()) + " candidate values for " +
-              std::to_string(n) + " rows of " + std::to_string(k) + " vectors");
+  qr_detail::require_candidate_values(n, k, candidates.vectors.size());
   // The rows of each aggregate in increasing order: the columns of the
   // transposed incidence matrix (which also checks the ids).
   const CsrMatrix<float> members =

@@ -142,10 +142,7 @@ DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates,
   const index_t n = checked_index(static_cast<std::int64_t>(aggregates.aggregate_of.size()),
                                   "tentative_qr: rows");
   const index_t k = candidates.k, count = aggregates.count;
-  require(k >= 1 && k <= max_near_nullspace_vectors &&
-              candidates.vectors.size() == std::size_t(n) * std::size_t(k),
-          "tentative_qr: " + std::to_string(candidates.vectors.size()) + " candidate values for " +
-              std::to_string(n) + " rows of " + std::to_string(k) + " vectors");
+  qr_detail::require_candidate_values(n, k, candidates.vectors.size());
   const DeviceCsr<float> members = transpose(
       incidence_matrix<float>(aggregates.aggregate_of, count, "tentative_qr", stream), stream);
   DeviceBuffer<index_t> position(n, stream, "tentative_qr positions");

@@ -1,8 +1,11 @@
 #pragma once
 // Tentative prolongator of a system: the near-nullspace vectors restricted to
 // each aggregate, orthonormalised by a thin QR (Vaněk, Mandel, Brezina 1996).
+#include <string>
+
 #include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/near_nullspace.hpp"
+#include "binamg/core/error.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
@@ -18,6 +21,16 @@ struct DeviceCandidates {
 
 DeviceCandidates to_device(const Candidates& host, cudaStream_t stream = nullptr);
 Candidates to_host(const DeviceCandidates& device);
+
+namespace qr_detail {
+/// Throws InvalidInput unless k lies in [1, max_near_nullspace_vectors] and
+/// `values` = rows · k (the candidates of either device).
+inline void require_candidate_values(index_t rows, index_t k, std::size_t values) {
+  require(k >= 1 && k <= max_near_nullspace_vectors && values == std::size_t(rows) * std::size_t(k),
+          "tentative_qr: " + std::to_string(values) + " candidate values for " +
+              std::to_string(rows) + " rows of " + std::to_string(k) + " vectors");
+}
+}  // namespace qr_detail
 
 /// One level's tentative prolongator and the next level's candidates.
 template <typename T>
