@@ -35,7 +35,7 @@ bool is_system(const NearNullspace& nullspace);
 /// `rows` rows: a block size from 1 to max_near_nullspace_vectors that divides
 /// rows, count in [0, max_near_nullspace_vectors] and at most rows, rows·count
 /// values, all finite, and vectors that are linearly independent (the first one
-/// that is, to 1e-10 relative, a combination of the ones before it is named).
+/// that is, to 1e-7 relative, a combination of the ones before it is named).
 /// `what` prefixes the message (e.g. "--near-nullspace FILE").
 void validate_near_nullspace(const NearNullspace& nullspace, index_t rows, const std::string& what);
 

@@ -92,10 +92,16 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   const NearNullspace& nullspace = parameters.near_nullspace;
   const bool system = is_system(nullspace);
   typename Steps::Candidates candidates{};
-  if (system)
-    candidates = steps.finest_candidates(nullspace, A.rows);
-  else if (nullspace.count > 0)
-    validate_near_nullspace(nullspace, A.rows, "build_hierarchy: near_nullspace");
+  {
+    // Checking and laying out (uploading) the vectors is part of the setup:
+    // charged to the tentative prolongator's phase.
+    auto clock = steps.clock();
+    if (system)
+      candidates = steps.finest_candidates(nullspace, A.rows);
+    else if (nullspace.count > 0)
+      validate_near_nullspace(nullspace, A.rows, "build_hierarchy: near_nullspace");
+    clock.lap(h.timings.tentative_ms);
+  }
   std::string stopped;  // why coarsening ended above max_coarse_rows, if it did
   while (current.rows > parameters.max_coarse_rows) {
     if (static_cast<int>(h.levels.size()) + 1 >= parameters.max_levels) {

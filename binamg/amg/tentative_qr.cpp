@@ -21,7 +21,8 @@ SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& 
   const std::vector<index_t>& start = members.row_ptr;
   const std::vector<index_t>& rows = members.col_idx;
   for (index_t a = 0; a < count; ++a)
-    require(start[a + 1] > start[a], "tentative_qr: aggregate " + std::to_string(a) + " is empty");
+    if (start[a + 1] == start[a])  // message built only on failure: a hot loop
+      throw InvalidInput("tentative_qr: aggregate " + std::to_string(a) + " is empty");
   std::vector<index_t> position(n);
   for (index_t p = 0; p < n; ++p) position[rows[p]] = p;
   std::vector<double> q(std::size_t(n) * k), r(std::size_t(count) * k * k);
@@ -35,11 +36,12 @@ SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& 
         rows.data() + start[a], start[a + 1] - start[a], candidates.vectors.data(), int(k),
         q.data() + std::size_t(start[a]) * k, r.data() + std::size_t(a) * k * k);
     const int rank = qr_detail::kept_count(kept[a]);
-    require(rank > 0, "tentative_qr: the near-nullspace vectors vanish on aggregate " +
-                          std::to_string(a) + " (rows " + std::to_string(rows[start[a]]) +
-                          " ...): every node needs a nonzero vector");
-    coarse.node_ptr[a + 1] =
-        checked_index(std::int64_t(coarse.node_ptr[a]) + rank, "tentative_qr: coarse rows");
+    if (rank == 0)
+      throw InvalidInput("tentative_qr: the near-nullspace vectors vanish on aggregate " +
+                         std::to_string(a) + " (rows " + std::to_string(rows[start[a]]) +
+                         " ...): every node needs a nonzero vector");
+    // A rank never exceeds its aggregate's rows, so the sum stays within n.
+    coarse.node_ptr[a + 1] = coarse.node_ptr[a] + rank;
   }
   const index_t coarse_rows = coarse.node_ptr[count];
   coarse.vectors.assign(std::size_t(coarse_rows) * k, 0.0);
@@ -54,11 +56,12 @@ SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& 
   }
   CsrMatrix<T>& P = result.P;
   P = zero_matrix<T>(n, coarse_rows);
-  for (index_t i = 0; i < n; ++i) {
-    const index_t a = aggregates.aggregate_of[i];
-    P.row_ptr[i + 1] = checked_index(std::int64_t(P.row_ptr[i]) + qr_detail::kept_count(kept[a]),
-                                     "tentative_qr: nonzeros of P");
-  }
+  std::int64_t nonzeros = 0;
+  for (index_t i = 0; i < n; ++i)
+    nonzeros += qr_detail::kept_count(kept[aggregates.aggregate_of[i]]);
+  checked_index(nonzeros, "tentative_qr: nonzeros of P");
+  for (index_t i = 0; i < n; ++i)
+    P.row_ptr[i + 1] = P.row_ptr[i] + qr_detail::kept_count(kept[aggregates.aggregate_of[i]]);
   P.col_idx.resize(P.row_ptr[n]);
   P.values.resize(P.row_ptr[n]);
   for (index_t i = 0; i < n; ++i) {

@@ -57,7 +57,7 @@ struct DeviceSystemTentative {
 template <typename T>
 SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& candidates);
 
-/// The GPU twin (one thread per aggregate): bitwise the same P and candidates.
+/// The GPU twin (a warp per aggregate): bitwise the same P and candidates.
 template <typename T>
 DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates,
                                       const DeviceCandidates& candidates,

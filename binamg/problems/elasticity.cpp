@@ -173,8 +173,9 @@ std::vector<double> rigid_body_modes(int dimension, const std::vector<double>& c
   for (std::size_t p = 0; p < nodes; ++p) {
     const double* x = &coordinates[p * d];
     for (int c = 0; c < d; ++c)
-      require(std::isfinite(x[c]), "rigid_body_modes: coordinate " + std::to_string(c) +
-                                       " of node " + std::to_string(p) + " is not finite");
+      if (!std::isfinite(x[c]))  // message built only on failure: a hot loop
+        throw InvalidInput("rigid_body_modes: coordinate " + std::to_string(c) + " of node " +
+                           std::to_string(p) + " is not finite");
     auto at = [&](int c, int mode) -> double& { return B[(p * d + c) * modes + mode]; };
     for (int c = 0; c < d; ++c) at(c, c) = 1;  // translations
     if (d == 2) {
