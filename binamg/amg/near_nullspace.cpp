@@ -29,9 +29,10 @@ constexpr double kDependentTolerance = 1e-7;
 // Cholesky factorisation of the Gram matrix BᵀB, formed in one pass over B
 // (modified Gram-Schmidt over B's columns took 1.3 s for a million rows).
 index_t first_dependent_column(const std::vector<double>& B, index_t rows, index_t k) {
+  if (k == 0) return -1;
   std::vector<double> G(std::size_t(k) * k, 0.0);
   for (index_t i = 0; i < rows; ++i) {
-    const double* b = &B[std::size_t(i) * k];
+    const double* b = B.data() + std::size_t(i) * k;
     for (index_t j = 0; j < k; ++j)
       for (index_t l = 0; l <= j; ++l) G[j * k + l] += b[j] * b[l];
   }
