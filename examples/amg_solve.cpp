@@ -17,7 +17,6 @@
 #include "binamg/core/error.hpp"
 #include "binamg/core/memory.hpp"
 #include "binamg/core/version.hpp"
-#include "binamg/problems/elasticity.hpp"
 #include "binamg/problems/model_problem.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/solvers/cycle_factors.hpp"
@@ -28,6 +27,7 @@
 #include "binamg/sparse/symmetry.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "examples/cli.hpp"
+#include "examples/near_nullspace_options.hpp"
 
 namespace {
 
@@ -97,8 +97,7 @@ Output
 
 struct Options {
   std::string problem, matrix, rhs;
-  std::string near_nullspace, coordinates;  // files
-  index_t block_size = 0;                   // 0: not given
+  cli::NearNullspaceOptions system;
   index_t size = 0;
   std::string solver = "cg", device = "auto", precision = "double";
   SolveOptions solve;
@@ -132,16 +131,7 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--problem")) options.problem = *v;
   if (auto v = get("--matrix")) options.matrix = *v;
   if (auto v = get("--rhs")) options.rhs = *v;
-  if (auto v = get("--near-nullspace")) options.near_nullspace = *v;
-  if (auto v = get("--coordinates")) options.coordinates = *v;
-  if (auto v = get("--block-size")) {
-    options.block_size = parse_number<index_t>("--block-size", *v);
-    require(options.block_size >= 1 && options.block_size <= max_near_nullspace_vectors,
-            "--block-size must lie in [1, " + std::to_string(max_near_nullspace_vectors) + "]");
-  }
-  require(options.near_nullspace.empty() || options.coordinates.empty(),
-          "give --near-nullspace or --coordinates, not both (coordinates build the "
-          "rigid-body modes)");
+  options.system = cli::NearNullspaceOptions::read(arguments);
   if (auto v = get("--size")) options.size = parse_number<index_t>("--size", *v);
   if (auto v = get("--solver")) options.solver = *v;
   if (auto v = get("--device")) options.device = *v;
@@ -440,50 +430,6 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   return block.all_converged() ? 0 : 3;
 }
 
-/// The near-nullspace the options ask for, for a matrix of `rows` rows
-/// (checked here, with the file named in each message).
-NearNullspace near_nullspace_of(const Options& options, index_t rows) {
-  const bool asked =
-      options.block_size > 0 || !options.near_nullspace.empty() || !options.coordinates.empty();
-  if (!asked)
-    return options.matrix.empty() ? model_near_nullspace(options.problem, options.size)
-                                  : NearNullspace{};
-  NearNullspace nullspace;
-  nullspace.block_size = std::max<index_t>(options.block_size, 1);
-  std::string what = "--block-size";
-  if (!options.near_nullspace.empty()) {
-    what = "--near-nullspace " + options.near_nullspace;
-    const MatrixMarketInfo info = read_matrix_market_info(options.near_nullspace);
-    require(info.rows == rows, what + " has " + std::to_string(info.rows) +
-                                   " rows but the matrix has " + std::to_string(rows));
-    require(info.cols >= 1 && info.cols <= max_near_nullspace_vectors,
-            what + " has " + std::to_string(info.cols) + " columns; give 1 to " +
-                std::to_string(max_near_nullspace_vectors) + " vectors");
-    DenseBlock<double> B = read_matrix_market_block<double>(options.near_nullspace);
-    nullspace.count = B.cols;
-    nullspace.vectors = std::move(B.values);
-  } else if (!options.coordinates.empty()) {
-    what = "--coordinates " + options.coordinates;
-    const MatrixMarketInfo info = read_matrix_market_info(options.coordinates);
-    require(info.cols == 2 || info.cols == 3,
-            what + " has " + std::to_string(info.cols) +
-                " columns; give 2 (2D) or 3 (3D) coordinates per node");
-    const index_t d = static_cast<index_t>(info.cols);
-    require(options.block_size == 0 || options.block_size == d,
-            what + " holds " + std::to_string(d) + "D points, so the block size is " +
-                std::to_string(d) + ", not --block-size " + std::to_string(options.block_size));
-    require(std::int64_t(info.rows) * d == rows,
-            what + " has " + std::to_string(info.rows) + " nodes of " + std::to_string(d) +
-                " dofs, but the matrix has " + std::to_string(rows) + " rows");
-    const DenseBlock<double> xyz = read_matrix_market_block<double>(options.coordinates);
-    nullspace.block_size = d;
-    nullspace.count = d == 2 ? 3 : 6;
-    nullspace.vectors = rigid_body_modes(int(d), xyz.values);
-  }
-  validate_near_nullspace(nullspace, rows, what);
-  return nullspace;
-}
-
 template <typename T>
 int run(Options options, Device device) {
   const auto load_start = std::chrono::steady_clock::now();
@@ -551,7 +497,8 @@ int run(Options options, Device device) {
     // the same for every K, so K = 1 and K = 32 time the same first solve.
     b = options.rhs_count == 0 ? poisson_rhs<T>(A.rows) : random_rhs<T>(A.rows, k);
   }
-  options.amg.near_nullspace = near_nullspace_of(options, A.rows);
+  options.amg.near_nullspace =
+      options.system.of(options.problem, options.size, !options.matrix.empty(), A.rows);
   const double load_ms = milliseconds_since(load_start);
   auto solve_block = [&](const auto& hierarchy, const auto& rhs, auto& x) {
     if (k > 1) return pcg(hierarchy, rhs, x, k, options.solve);

@@ -21,6 +21,7 @@
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
 #include "examples/cli.hpp"
+#include "examples/near_nullspace_options.hpp"
 
 namespace {
 
@@ -38,6 +39,9 @@ every level's Galerkin product A_c = P^T A P in both orders, (P^T A) P
                        elasticity2d | elasticity3d
   --size N             grid points per direction
   --matrix FILE        Matrix Market coordinate file, optionally gzipped
+  --block-size B, --near-nullspace FILE, --coordinates FILE
+                       a system of PDEs, as amg_solve takes it (the elasticity
+                       problems carry their rigid-body modes)
   --device auto|cpu|gpu  (default auto: the GPU when present)
   --precision double|float  (default double)
   --aggregation mis2|standard  (default mis2)
@@ -66,6 +70,7 @@ struct Options {
   index_t size = 0;
   std::string device = "auto", precision = "double";
   AmgParameters amg;
+  cli::NearNullspaceOptions system;
   int repeat = 5;
   bool json = false;
 };
@@ -74,7 +79,8 @@ Options parse_arguments(int argc, char** argv) {
   Options options;
   const cli::Arguments arguments = cli::parse_arguments(
       argc, argv,
-      {"--problem", "--size", "--matrix", "--device", "--precision", "--aggregation", "--repeat"},
+      {"--problem", "--size", "--matrix", "--device", "--precision", "--aggregation", "--repeat",
+       "--block-size", "--near-nullspace", "--coordinates"},
       usage_text);
   options.json = arguments.json;
   if (auto v = arguments.get("--problem")) options.problem = *v;
@@ -84,6 +90,7 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = arguments.get("--precision")) options.precision = *v;
   if (auto v = arguments.get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
   if (auto v = arguments.get("--repeat")) options.repeat = cli::parse_number<int>("--repeat", *v);
+  options.system = cli::NearNullspaceOptions::read(arguments);
   cli::validate_input_options(options.problem, options.size, options.matrix, options.precision,
                               options.device);
   require(options.repeat >= 1, "--repeat must be at least 1");
@@ -247,11 +254,19 @@ int report(const std::vector<LevelReport>& levels, const Options& options, Devic
            const std::string& description, double tolerance) {
   const std::string common = "\"problem\":" + json_string(description) + ",\"device\":\"" +
                              device_name(device) + "\",\"precision\":\"" + options.precision +
-                             "\"";
+                             "\",\"block_size\":" +
+                             std::to_string(options.amg.near_nullspace.block_size) +
+                             ",\"near_nullspace\":" +
+                             std::to_string(options.amg.near_nullspace.count);
   if (!options.json) {
-    std::printf("compare_ordering: %s, %s, device %s (GPU: %s), median of %d\n",
-                description.c_str(), options.precision.c_str(), device_name(device),
-                gpu_description().c_str(), options.repeat);
+    std::printf("compare_ordering: %s, %s, device %s (GPU: %s), median of %d", description.c_str(),
+                options.precision.c_str(), device_name(device), gpu_description().c_str(),
+                options.repeat);
+    const NearNullspace& system = options.amg.near_nullspace;
+    if (is_system(system))
+      std::printf(", block size %d, %d near-nullspace vectors", int(system.block_size),
+                  int(system.count));
+    std::printf("\n");
     std::printf("%-6s %-22s %-10s %10s %14s %14s %13s %11s %12s\n", "level", "rows -> coarse",
                 "ordering", "ms", "products 1st", "products 2nd", "nnz interm.", "nnz A_c",
                 "peak bytes");
@@ -298,7 +313,7 @@ int report(const std::vector<LevelReport>& levels, const Options& options, Devic
 }
 
 template <typename T>
-int run(const Options& options, Device device) {
+int run(Options options, Device device) {
   CsrMatrix<T> A;
   std::string description;
   if (!options.matrix.empty()) {
@@ -308,6 +323,8 @@ int run(const Options& options, Device device) {
     A = model_problem<T>(options.problem, options.size);
     description = options.problem + "-" + std::to_string(options.size);
   }
+  options.amg.near_nullspace =
+      options.system.of(options.problem, options.size, !options.matrix.empty(), A.rows);
   const std::vector<LevelReport> levels =
       device == Device::cpu ? compare_on_cpu(A, options) : compare_on_gpu(A, options);
   require(!levels.empty(), description + " has " +
