@@ -92,9 +92,8 @@ struct DeviceSteps {
     return tentative_prolongator<T>(aggregates, weights, stream);
   }
   using Candidates = DeviceCandidates;
-  // The finest level's vectors are checked and laid out on the host, then uploaded.
   Candidates finest_candidates(const NearNullspace& nullspace, index_t rows) {
-    return to_device(binamg::finest_candidates(nullspace, rows), stream);
+    return binamg::finest_candidates(nullspace, rows, stream);
   }
   Matrix node_matrix(const Matrix& A, const Candidates& c) {
     return binamg::node_matrix(A, c.node_ptr, stream);

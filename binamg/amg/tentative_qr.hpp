@@ -22,6 +22,13 @@ struct DeviceCandidates {
 DeviceCandidates to_device(const Candidates& host, cudaStream_t stream = nullptr);
 Candidates to_host(const DeviceCandidates& device);
 
+/// The GPU twin of finest_candidates(): B is uploaded once, from the caller's
+/// vectors, and checked where it lands, with the host's messages. The Gram
+/// matrix is summed in a fixed order of the GPU's (amg/near_nullspace.cu), so
+/// the two devices may judge a vector at the edge of the 1e-7 test apart.
+DeviceCandidates finest_candidates(const NearNullspace& nullspace, index_t rows,
+                                   cudaStream_t stream);
+
 namespace qr_detail {
 /// Throws InvalidInput unless k lies in [1, max_near_nullspace_vectors] and
 /// `values` = rows · k (the candidates of either device).

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,45 @@ template <typename T>
 class NearNullspaceGpu : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(NearNullspaceGpu, Precisions);
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidInput& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+// The finest candidates uploaded and checked on the GPU: the host's vectors
+// and nodes, and the host's message for each bad input.
+TEST(FinestCandidatesGpu, MatchTheHostsAndNameTheSameProblems) {
+  BINAMG_REQUIRE_GPU();
+  const index_t n = 20;  // 3·20³ = 24,000 rows: several rows per Gram chunk
+  const CsrMatrix<double> A = model_problem<double>("elasticity3d", n);
+  const NearNullspace modes = model_near_nullspace("elasticity3d", n);
+  for (const NearNullspace& nullspace : {modes, NearNullspace{3, 0, {}}}) {
+    const Candidates host = finest_candidates(nullspace, A.rows);
+    const Candidates device = to_host(finest_candidates(nullspace, A.rows, nullptr));
+    EXPECT_EQ(host.k, device.k);
+    EXPECT_EQ(host.node_ptr, device.node_ptr);
+    EXPECT_EQ(host.vectors, device.vectors);
+  }
+  std::vector<NearNullspace> bad(5, modes);
+  bad[0].vectors[6 * 777 + 4] = std::numeric_limits<double>::infinity();
+  bad[0].vectors[6 * 9000 + 1] = std::numeric_limits<double>::quiet_NaN();
+  for (index_t i = 0; i < A.rows; ++i)  // vector 5 = vector 0 − 2·vector 3
+    bad[1].vectors[i * 6 + 5] = bad[1].vectors[i * 6] - 2 * bad[1].vectors[i * 6 + 3];
+  for (index_t i = 0; i < A.rows; ++i) bad[2].vectors[i * 6] = 0;
+  bad[3].block_size = 7;
+  bad[4].vectors.pop_back();
+  for (const NearNullspace& nullspace : bad) {
+    const std::string expected =
+        message_of([&] { finest_candidates(nullspace, A.rows); });
+    EXPECT_NE(expected, "(no error)");
+    EXPECT_EQ(expected, message_of([&] { finest_candidates(nullspace, A.rows, nullptr); }));
+  }
+}
 
 TYPED_TEST(NearNullspaceGpu, NodeMatrixMatchesTheCpu) {
   BINAMG_REQUIRE_GPU();
