@@ -71,6 +71,9 @@ AMG
                        or the serial greedy aggregation (fewer iterations on 2D grids)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0.03)
+  --strength-measure symmetric|classical   a_ij is strong when |a_ij| >= theta times
+                       sqrt(|a_ii a_jj|) (symmetric, default) or times the smaller of
+                       rows i's and j's largest off-diagonal |a_ik| (classical)
   --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5)
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
@@ -124,7 +127,7 @@ Options parse_arguments(int argc, char** argv) {
                                         "--max-direct",       "--smoother",
                                         "--chebyshev-degree", "--chebyshev-lower",
                                         "--block-size",       "--near-nullspace",
-                                        "--coordinates"},
+                                        "--coordinates",      "--strength-measure"},
                            usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -145,6 +148,8 @@ Options parse_arguments(int argc, char** argv) {
     options.amg.strength_threshold = parse_number<double>("--strength", *v);
   if (auto v = get("--filter-levels"))
     options.amg.filtered_levels = parse_number<int>("--filter-levels", *v);
+  if (auto v = get("--strength-measure"))
+    options.amg.strength_measure = parse_strength_measure(*v);
   if (auto v = get("--strength-decay"))
     options.amg.strength_decay = parse_number<double>("--strength-decay", *v);
   if (auto v = get("--max-coarse"))
@@ -410,7 +415,9 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
            << ",\"solve_ms_median\":" << json_number(median(repeats.solves));
     json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
-         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering) << "\",\"smoother\":\""
+         << "\",\"ordering\":\"" << ordering_name(options.amg.ordering)
+         << "\",\"strength_measure\":\"" << strength_measure_name(options.amg.strength_measure)
+         << "\",\"smoother\":\""
          << smoother_name(options.amg.smoother)
          << "\",\"block_size\":" << options.amg.near_nullspace.block_size
          << ",\"near_nullspace\":" << options.amg.near_nullspace.count << ",\"commit\":\""

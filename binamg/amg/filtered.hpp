@@ -3,13 +3,14 @@
 // tentative prolongator in place of A when the strength threshold is positive.
 #include <cstdint>
 
+#include "binamg/amg/strength_measure.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
 namespace binamg {
 
-/// A_F: A's diagonal and its strong off-diagonal entries (the test of
-/// strength(): |a_ij| ≥ θ·sqrt(|a_ii·a_jj|)), with each weak off-diagonal entry
+/// A_F: A's diagonal and its strong off-diagonal entries (strength()'s test
+/// with the same measure), with each weak off-diagonal entry
 /// added to its row's diagonal (left to right, in T), so that A_F's row sums
 /// are A's and the constant stays in A_F's near-nullspace. Smoothing with A_F
 /// keeps P from reaching across weak connections (a coefficient jump, the weak
@@ -20,20 +21,24 @@ namespace binamg {
 /// A must be square with sorted rows and a diagonal entry in every row
 /// (require_square_with_diagonal); θ finite and ≥ 0. Rows of A_F are sorted.
 template <typename T>
-CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta);
+CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta,
+                             StrengthMeasure measure = StrengthMeasure::symmetric);
 
 /// The GPU twin: the same matrix, bit for bit. A's diagonal is not checked here
 /// (the setup has checked it once per level).
 template <typename T>
-DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
+DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
+                             StrengthMeasure measure = StrengthMeasure::symmetric);
 
 /// How many entries of A are weak at θ, that is, left out of A_F: with none,
 /// A_F is A bit for bit and the setup smooths with A. Same contract as
 /// filtered_matrix(); the GPU twin counts the same entries (integer sums).
 template <typename T>
-std::int64_t weak_entries(const CsrMatrix<T>& A, double theta);
+std::int64_t weak_entries(const CsrMatrix<T>& A, double theta,
+                          StrengthMeasure measure = StrengthMeasure::symmetric);
 
 template <typename T>
-std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
+std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
+                          StrengthMeasure measure = StrengthMeasure::symmetric);
 
 }  // namespace binamg

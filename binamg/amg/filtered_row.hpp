@@ -10,11 +10,12 @@
 
 namespace binamg::amg_detail {
 
-/// Whether entry k of `row` stays in A_F: the diagonal, or a strong off-diagonal.
+/// Whether entry k of `row` stays in A_F: the diagonal, or a strong
+/// off-diagonal (`scale`: the rows' strength scales).
 template <typename T>
-BINAMG_HOST_DEVICE bool kept_in_filtered(index_t row, index_t col, T value, const T* diag,
-                                         double theta) {
-  return col == row || strong_connection(value, diag[row], diag[col], theta);
+BINAMG_HOST_DEVICE bool kept_in_filtered(index_t row, index_t col, T value, const T* scale,
+                                         double theta, StrengthMeasure measure) {
+  return col == row || strong_connection(value, scale[row], scale[col], theta, measure);
 }
 
 /// The diagonal of `row` in A_F: a_ii plus the row's weak entries, left to
@@ -23,10 +24,11 @@ BINAMG_HOST_DEVICE bool kept_in_filtered(index_t row, index_t col, T value, cons
 /// resolves to the double overload on the host but not in CUDA.
 template <typename T>
 BINAMG_HOST_DEVICE T filtered_diagonal(index_t row, const index_t* row_ptr, const index_t* col_idx,
-                                       const T* values, const T* diag, double theta) {
+                                       const T* values, const T* diag, const T* scale,
+                                       double theta, StrengthMeasure measure) {
   T lumped = diag[row];
   for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-    if (!kept_in_filtered(row, col_idx[k], values[k], diag, theta)) lumped += values[k];
+    if (!kept_in_filtered(row, col_idx[k], values[k], scale, theta, measure)) lumped += values[k];
   const double epsilon = sizeof(T) == 4 ? double(FLT_EPSILON) : DBL_EPSILON;
   const double floor = sqrt(epsilon) * fabs(double(diag[row]));
   return double(lumped) > floor ? lumped : diag[row];

@@ -46,10 +46,14 @@ struct HostSteps {
     require_square_with_diagonal(A, what);
     return {inverse_diagonal(A)};
   }
-  Matrix strength(const Matrix& A, double theta) { return binamg::strength(A, theta); }
-  Matrix filtered(const Matrix& A, double theta) { return filtered_matrix(A, theta); }
-  std::int64_t weak_entries(const Matrix& A, double theta) {
-    return binamg::weak_entries(A, theta);
+  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure) {
+    return binamg::strength(A, theta, measure);
+  }
+  Matrix filtered(const Matrix& A, double theta, StrengthMeasure measure) {
+    return filtered_matrix(A, theta, measure);
+  }
+  std::int64_t weak_entries(const Matrix& A, double theta, StrengthMeasure measure) {
+    return binamg::weak_entries(A, theta, measure);
   }
   Aggregates aggregate(const Matrix& S, AggregationMethod method, int free_percent) {
     return binamg::aggregate(S, method, free_percent);

@@ -69,12 +69,14 @@ struct DeviceSteps {
     }
     return d;
   }
-  Matrix strength(const Matrix& A, double theta) { return binamg::strength(A, theta, stream); }
-  Matrix filtered(const Matrix& A, double theta) {
-    return recorded(filtered_matrix(A, theta, stream));
+  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure) {
+    return binamg::strength(A, theta, stream, measure);
   }
-  std::int64_t weak_entries(const Matrix& A, double theta) {
-    return binamg::weak_entries(A, theta, stream);
+  Matrix filtered(const Matrix& A, double theta, StrengthMeasure measure) {
+    return recorded(filtered_matrix(A, theta, stream, measure));
+  }
+  std::int64_t weak_entries(const Matrix& A, double theta, StrengthMeasure measure) {
+    return binamg::weak_entries(A, theta, stream, measure);
   }
   // `standard` aggregation is serial by definition (a greedy sweep in node
   // order), so it is the one setup step done on the host: download S,

@@ -23,6 +23,20 @@ SmootherKind parse_smoother(const std::string& name) {
   throw InvalidInput("unknown smoother '" + name + "' (expected jacobi, l1-jacobi or chebyshev)");
 }
 
+StrengthMeasure parse_strength_measure(const std::string& name) {
+  if (name == "symmetric") return StrengthMeasure::symmetric;
+  if (name == "classical") return StrengthMeasure::classical;
+  throw InvalidInput("unknown strength measure '" + name + "' (expected symmetric or classical)");
+}
+
+const char* strength_measure_name(StrengthMeasure measure) {
+  switch (measure) {
+    case StrengthMeasure::symmetric: return "symmetric";
+    case StrengthMeasure::classical: return "classical";
+  }
+  return "unknown";
+}
+
 const char* smoother_name(SmootherKind smoother) {
   switch (smoother) {
     case SmootherKind::jacobi: return "jacobi";
@@ -51,6 +65,9 @@ const char* ordering_name(GalerkinOrdering ordering) {
 void validate(const AmgParameters& p) {
   require(std::isfinite(p.strength_threshold) && p.strength_threshold >= 0,
           "AmgParameters: strength_threshold must be finite and >= 0");
+  require(p.strength_measure == StrengthMeasure::symmetric ||
+              p.strength_measure == StrengthMeasure::classical,
+          "AmgParameters: strength_measure is not one of symmetric, classical");
   require(std::isfinite(p.strength_decay) && p.strength_decay > 0 && p.strength_decay <= 1,
           "AmgParameters: strength_decay must lie in (0, 1]");
   require(p.filtered_levels >= 0, "AmgParameters: filtered_levels must be >= 0");

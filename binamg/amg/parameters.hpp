@@ -4,6 +4,7 @@
 #include <string>
 
 #include "binamg/amg/near_nullspace.hpp"
+#include "binamg/amg/strength_measure.hpp"
 #include "binamg/core/types.hpp"
 
 namespace binamg {
@@ -36,6 +37,9 @@ AggregationMethod parse_aggregation(const std::string& name);
 GalerkinOrdering parse_ordering(const std::string& name);
 /// "jacobi" | "l1-jacobi" | "chebyshev"; anything else throws InvalidInput.
 SmootherKind parse_smoother(const std::string& name);
+/// "symmetric" | "classical"; anything else throws InvalidInput.
+StrengthMeasure parse_strength_measure(const std::string& name);
+const char* strength_measure_name(StrengthMeasure measure);
 const char* aggregation_name(AggregationMethod method);
 const char* smoother_name(SmootherKind smoother);
 const char* ordering_name(GalerkinOrdering ordering);
@@ -47,6 +51,9 @@ struct AmgParameters {
   // entry of the 27-point stencil (1/26 of its diagonal) stays strong; AMGCL's
   // 0.08 leaves that stencil one level.
   double strength_threshold = 0.03;
+  // What θ is relative to (amg/strength_measure.hpp), in the strength graph
+  // and in the filtered matrix alike.
+  StrengthMeasure strength_measure = StrengthMeasure::symmetric;
   // Level l tests strength with θ·strength_decay^l. Galerkin matrices fill in
   // level after level, so a threshold that suits the finest level cuts coarse
   // levels into small aggregates (AMGCL halves its threshold each level).

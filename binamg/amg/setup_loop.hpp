@@ -7,9 +7,9 @@
 //   Matrix own(const Matrix& A)                     a copy the hierarchy keeps
 //   Diagonal diagonal(const Matrix&, const std::string& what)
 //                                                   throws naming `what` on a zero
-//   Matrix strength(const Matrix& A, double theta)
-//   Matrix filtered(const Matrix& A, double theta)  amg/filtered.hpp
-//   std::int64_t weak_entries(const Matrix& A, double theta)   (the same)
+//   Matrix strength(const Matrix& A, double theta, StrengthMeasure)
+//   Matrix filtered(const Matrix& A, double theta, StrengthMeasure)  amg/filtered.hpp
+//   std::int64_t weak_entries(const Matrix& A, double theta, StrengthMeasure)  (the same)
 //   Aggregates aggregate(const Matrix& S, AggregationMethod, int free_percent)
 //                                                   (.count aggregates; amg/aggregation.hpp)
 //   Weights                                         a level's node weights (empty: all 1)
@@ -112,8 +112,9 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     const double theta = parameters.strength_threshold *
                          std::pow(parameters.strength_decay, double(h.levels.size()));
     // S is the graph of the nodes: of the rows, or of a system's nodes.
-    const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta)
-                            : steps.strength(current, theta);
+    const StrengthMeasure measure = parameters.strength_measure;
+    const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta, measure)
+                            : steps.strength(current, theta, measure);
     clock.lap(h.timings.strength_ms);
     const int free_percent = system && h.levels.empty() ? mis2_system_free_percent : 0;
     const auto aggregates = steps.aggregate(S, parameters.aggregation, free_percent);
@@ -153,8 +154,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     // Poisson stencils at the default θ that is every level. A system
     // smooths with A: its strength is judged per node, not per entry.
     if (!system && theta > 0 && int(h.levels.size()) < parameters.filtered_levels &&
-        steps.weak_entries(current, theta) > 0) {
-      const Matrix filtered = steps.filtered(current, theta);
+        steps.weak_entries(current, theta, measure) > 0) {
+      const Matrix filtered = steps.filtered(current, theta, measure);
       const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
       const double rho =
           steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);

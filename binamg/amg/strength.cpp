@@ -1,5 +1,6 @@
 #include "binamg/amg/strength.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,15 +12,26 @@
 namespace binamg {
 
 template <typename T>
-CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta) {
+std::vector<T> strength_scales(const CsrMatrix<T>& A, StrengthMeasure measure) {
+  if (measure == StrengthMeasure::symmetric) return diagonal(A);
+  std::vector<T> scale(A.rows, T(0));
+#pragma omp parallel for schedule(static)
+  for (index_t row = 0; row < A.rows; ++row)
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+      if (A.col_idx[k] != row) scale[row] = std::max(scale[row], T(std::fabs(A.values[k])));
+  return scale;
+}
+
+template <typename T>
+CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta, StrengthMeasure measure) {
   require(A.rows == A.cols, "strength: the matrix is not square (" + std::to_string(A.rows) +
                                 " x " + std::to_string(A.cols) + ")");
   require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
-  const std::vector<T> diag = diagonal(A);
+  const std::vector<T> scale = strength_scales(A, measure);
   auto is_strong = [&](index_t row, index_t k) {
     const index_t col = A.col_idx[k];
     return col != row &&
-           amg_detail::strong_connection(A.values[k], diag[row], diag[col], theta);
+           amg_detail::strong_connection(A.values[k], scale[row], scale[col], theta, measure);
   };
 
   CsrMatrix<T> S = zero_matrix<T>(A.rows, A.cols);
@@ -45,7 +57,11 @@ CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta) {
   return symmetric;
 }
 
-template CsrMatrix<float> strength<float>(const CsrMatrix<float>&, double);
-template CsrMatrix<double> strength<double>(const CsrMatrix<double>&, double);
+#define BINAMG_INSTANTIATE(T)                                                             \
+  template CsrMatrix<T> strength<T>(const CsrMatrix<T>&, double, StrengthMeasure);        \
+  template std::vector<T> strength_scales<T>(const CsrMatrix<T>&, StrengthMeasure);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -17,8 +17,22 @@ constexpr int strength_threads = 256;
 
 // The CPU's test (strength_test.hpp), entry for entry.
 template <typename T>
-__device__ bool is_strong(index_t row, index_t col, T value, const T* diag, double theta) {
-  return col != row && amg_detail::strong_connection(value, diag[row], diag[col], theta);
+__device__ bool is_strong(index_t row, index_t col, T value, const T* scale, double theta,
+                          StrengthMeasure measure) {
+  return col != row &&
+         amg_detail::strong_connection(value, scale[row], scale[col], theta, measure);
+}
+
+// One thread per row: the largest |a_ik|, k ≠ i (a maximum: any order gives it).
+template <typename T>
+__global__ void largest_off_diagonals(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                                      const T* values, T* scale) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  T largest = 0;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+    if (col_idx[k] != row) largest = fmax(largest, fabs(values[k]));
+  scale[row] = largest;
 }
 
 // A group of L lanes per row of A (spmv/row_split.cuh; coarse levels have
@@ -29,8 +43,8 @@ __device__ bool is_strong(index_t row, index_t col, T value, const T* diag, doub
 template <typename T, bool fill, int L>
 __global__ void __launch_bounds__(row_split::threads)
     strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                   const T* values, const T* diag, double theta, index_t* count,
-                   const index_t* s_row_ptr, index_t* s_col_idx) {
+                   const T* values, const T* scale, double theta, StrengthMeasure measure,
+                   index_t* count, const index_t* s_row_ptr, index_t* s_col_idx) {
   const std::int64_t row = row_split::group_row<L>();
   if (row >= rows) return;  // whole groups leave together
   const int lane = threadIdx.x % L;
@@ -39,7 +53,8 @@ __global__ void __launch_bounds__(row_split::threads)
   index_t out = fill ? s_row_ptr[row] : 0;
   for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
     const index_t k = base + lane;
-    const bool strong = k < row_ptr[row + 1] && is_strong(index_t(row), col_idx[k], values[k], diag, theta);
+    const bool strong = k < row_ptr[row + 1] &&
+                        is_strong(index_t(row), col_idx[k], values[k], scale, theta, measure);
     const unsigned ballot = __ballot_sync(mask, strong) & mask;
     if (fill && strong) s_col_idx[out + __popc(ballot & lower_lanes)] = col_idx[k];
     out += __popc(ballot);
@@ -101,13 +116,27 @@ __global__ void fill_value(index_t n, T value, T* out) {
 }  // namespace
 
 template <typename T>
-DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) {
+DeviceBuffer<T> strength_scales(const DeviceCsr<T>& A, StrengthMeasure measure,
+                                cudaStream_t stream) {
+  if (measure == StrengthMeasure::symmetric) return diagonal(A, stream);
+  DeviceBuffer<T> scale(A.rows, stream, "strength scales");
+  if (A.rows > 0) {
+    largest_off_diagonals<<<blocks_for(A.rows, strength_threads), strength_threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return scale;
+}
+
+template <typename T>
+DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
+                      StrengthMeasure measure) {
   require(A.rows == A.cols, "strength: the matrix is not square (" + std::to_string(A.rows) +
                                 " x " + std::to_string(A.cols) + ")");
   require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
   const index_t n = A.rows;
   const unsigned blocks = blocks_for(n, strength_threads);
-  const DeviceBuffer<T> diag = diagonal(A, stream);
+  const DeviceBuffer<T> scale = strength_scales(A, measure, stream);
   DeviceBuffer<index_t> count(n, stream, "strength row counts");
 
   DeviceCsr<T> S;
@@ -120,8 +149,8 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
       constexpr int L = decltype(lanes)::value;
       strong_entries<T, decltype(fill)::value, L>
           <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
-              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), diag.data(), theta,
-              counts, s_row_ptr, s_col_idx);
+              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data(), theta,
+              measure, counts, s_row_ptr, s_col_idx);
       BINAMG_CHECK_LAUNCH();
     });
   };
@@ -174,7 +203,11 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream) 
   return graph;
 }
 
-template DeviceCsr<float> strength<float>(const DeviceCsr<float>&, double, cudaStream_t);
-template DeviceCsr<double> strength<double>(const DeviceCsr<double>&, double, cudaStream_t);
+#define BINAMG_INSTANTIATE(T)                                                                   \
+  template DeviceCsr<T> strength<T>(const DeviceCsr<T>&, double, cudaStream_t, StrengthMeasure); \
+  template DeviceBuffer<T> strength_scales<T>(const DeviceCsr<T>&, StrengthMeasure, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -1,19 +1,37 @@
 #pragma once
 // Strength of connection for smoothed aggregation (Vaněk, Mandel, Brezina 1996).
+#include <vector>
+
+#include "binamg/amg/strength_measure.hpp"
+#include "binamg/core/device_buffer.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
 namespace binamg {
 
 /// The strength graph of A: j ≠ i is a strong neighbour of i iff a_ij ≠ 0 and
-/// |a_ij| ≥ θ·sqrt(|a_ii·a_jj|). The result is the pattern S ∪ Sᵀ (symmetrised, so
-/// aggregation sees an undirected graph) with all values 1 and no diagonal; rows
-/// sorted. A must be square; θ must be finite and ≥ 0 (θ = 0 keeps every nonzero).
+/// |a_ij| ≥ θ·sqrt(|a_ii·a_jj|) (the symmetric measure) or |a_ij| ≥ θ·min(m_i,
+/// m_j), m_i = max_{k≠i} |a_ik| (the classical one; strength_measure.hpp). The
+/// result is the pattern S ∪ Sᵀ (symmetrised, so aggregation sees an undirected
+/// graph) with all values 1 and no diagonal; rows sorted. A must be square; θ
+/// must be finite and ≥ 0 (θ = 0 keeps every nonzero).
 template <typename T>
-CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta);
+CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta,
+                      StrengthMeasure measure = StrengthMeasure::symmetric);
 
 /// The GPU twin: the same graph, entry for entry.
 template <typename T>
-DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr);
+DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
+                      StrengthMeasure measure = StrengthMeasure::symmetric);
+
+/// Each row's scale in the strength test: a_ii (symmetric) or max_{k≠i} |a_ik|
+/// (classical; 0 for a row without off-diagonal entries). Exact, so both
+/// devices give the same scales.
+template <typename T>
+std::vector<T> strength_scales(const CsrMatrix<T>& A, StrengthMeasure measure);
+
+template <typename T>
+DeviceBuffer<T> strength_scales(const DeviceCsr<T>& A, StrengthMeasure measure,
+                                cudaStream_t stream = nullptr);
 
 }  // namespace binamg

@@ -1,18 +1,24 @@
 #pragma once
-// The strength test, written once for both devices (internal). a_ij is strong
-// when |a_ij| ≥ θ·√|a_ii·a_jj|, decided in double so that float and double
-// matrices with the same values give the same graph.
+// The strength test, written once for both devices (internal), decided in
+// double so that float and double matrices with the same values give the same
+// graph. Each row brings a scale (strength_scales()): its diagonal a_ii for the
+// symmetric measure, its largest off-diagonal |a_ik| for the classical one.
 #include <cfloat>
 #include <cmath>
 
+#include "binamg/amg/strength_measure.hpp"
 #include "binamg/core/host_device.hpp"
 
 namespace binamg {
 namespace amg_detail {
 
-BINAMG_HOST_DEVICE inline bool strong_connection(double value, double row_diagonal,
-                                                 double column_diagonal, double theta) {
+BINAMG_HOST_DEVICE inline bool strong_connection(double value, double row_scale,
+                                                 double column_scale, double theta,
+                                                 StrengthMeasure measure) {
   if (value == 0) return false;
+  if (measure == StrengthMeasure::classical)
+    return fabs(value) >= theta * fmin(fabs(row_scale), fabs(column_scale));
+  const double row_diagonal = row_scale, column_diagonal = column_scale;
   const double product = fabs(row_diagonal * column_diagonal);
   // Where the product leaves the normal range (diagonals past 1e154 or below
   // 1e-154) it would overflow to ∞, leaving nothing strong, or lose digits to

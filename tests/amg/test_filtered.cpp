@@ -7,6 +7,8 @@
 #include "binamg/amg/filtered.hpp"
 #include "binamg/amg/strength.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "binamg/sparse/add.hpp"
+#include "binamg/sparse/transpose.hpp"
 #include "support/matrix_of_rows.hpp"
 #include "support/random_matrix.hpp"
 
@@ -30,6 +32,28 @@ TYPED_TEST(Filtered, WeakEntriesAreLumpedIntoTheDiagonal) {
   EXPECT_EQ(F.values, (std::vector<T>{T(3.5), T(-2), T(-2), T(4), T(1), T(1), T(3.5)}));
   EXPECT_EQ(weak_entries(A, 0.25), 2);
   EXPECT_EQ(weak_entries(A, 0.0), 0);
+}
+
+// The classical measure decides the same entries in the filtered matrix as
+// in the strength graph: a_02 is strong through row 2 (see test_strength.cpp).
+TYPED_TEST(Filtered, ClassicalMeasureKeepsWhatTheStrengthGraphKeeps) {
+  using T = TypeParam;
+  const auto A = testing::matrix_of_rows<T>(
+      {{{0, 4}, {1, -2}, {2, -0.5}}, {{0, -2}, {1, 4}, {2, 1}}, {{0, -0.5}, {1, 1}, {2, 4}}});
+  EXPECT_EQ(filtered_matrix(A, 0.5, StrengthMeasure::classical).values, A.values);
+  EXPECT_EQ(weak_entries(A, 0.5, StrengthMeasure::classical), 0);
+  const CsrMatrix<T> F = filtered_matrix(A, 0.6, StrengthMeasure::classical);
+  EXPECT_EQ(F.col_idx, (std::vector<index_t>{0, 1, 0, 1, 2, 1, 2}));
+  EXPECT_EQ(F.values, (std::vector<T>{T(3.5), T(-2), T(-2), T(4), T(1), T(1), T(3.5)}));
+  EXPECT_EQ(weak_entries(A, 0.6, StrengthMeasure::classical), 2);
+  for (double theta : {0.1, 0.3, 0.7}) {
+    const CsrMatrix<T> R = testing::random_matrix<T>({200, 200, 6, 0.2, 0, true}, 3);
+    const CsrMatrix<T> B =
+        add(T(1), add(T(1), R, T(1), transpose(R)), T(20), identity_matrix<T>(200));
+    const CsrMatrix<T> S = strength(B, theta, StrengthMeasure::classical);
+    EXPECT_EQ(weak_entries(B, theta, StrengthMeasure::classical), B.nnz() - B.rows - S.nnz())
+        << theta;
+  }
 }
 
 // Row sums are kept, except in rows whose lumped diagonal would fall to a

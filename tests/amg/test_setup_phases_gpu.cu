@@ -44,8 +44,14 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   for (const auto& A : test_matrices<T>())
-    for (double theta : {0.0, 0.1, 0.3})
+    for (double theta : {0.0, 0.1, 0.3}) {
       testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+      for (double classical : {theta, 0.5, 0.9}) {
+        const StrengthMeasure m = StrengthMeasure::classical;
+        testing::expect_same_matrix(strength(A, classical, m),
+                                    to_host(strength(to_device(A), classical, nullptr, m)));
+      }
+    }
 }
 
 TYPED_TEST(AmgGpuSetup, FilteredMatrixEqualsCpu) {
@@ -56,6 +62,10 @@ TYPED_TEST(AmgGpuSetup, FilteredMatrixEqualsCpu) {
       testing::expect_same_matrix(filtered_matrix(A, theta),
                                   to_host(filtered_matrix(to_device(A), theta)));
       EXPECT_EQ(weak_entries(A, theta), weak_entries(to_device(A), theta)) << theta;
+      const StrengthMeasure m = StrengthMeasure::classical;
+      testing::expect_same_matrix(filtered_matrix(A, theta, m),
+                                  to_host(filtered_matrix(to_device(A), theta, nullptr, m)));
+      EXPECT_EQ(weak_entries(A, theta, m), weak_entries(to_device(A), theta, nullptr, m)) << theta;
     }
 }
 

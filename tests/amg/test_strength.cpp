@@ -8,6 +8,7 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/add.hpp"
 #include "binamg/sparse/transpose.hpp"
+#include "support/anisotropic_poisson.hpp"
 #include "support/matrix_of_rows.hpp"
 #include "support/random_matrix.hpp"
 
@@ -29,6 +30,43 @@ TYPED_TEST(Strength, ThresholdDropsWeakEntries) {
   validate(S, "S");
   EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 1, 3, 4}));
   EXPECT_EQ(S.col_idx, (std::vector<index_t>{1, 0, 2, 1}));
+}
+
+// The classical measure: |a_ij| ≥ θ·min(m_i, m_j), m_i the largest
+// off-diagonal magnitude of row i. Row 0's largest is 2 and row 2's is 1, so
+// at θ = 0.5 a_02 = -0.5 is strong through row 2 (0.5 ≥ 0.5·1) although it is
+// weak for row 0 (0.5 < 0.5·2); a_01 = -2 and a_12 = 1 are strong.
+TYPED_TEST(Strength, ClassicalMeasureIsRelativeToTheStrongerRowsLargestEntry) {
+  using T = TypeParam;
+  const auto A = testing::matrix_of_rows<T>(
+      {{{0, 4}, {1, -2}, {2, -0.5}}, {{0, -2}, {1, 4}, {2, 1}}, {{0, -0.5}, {1, 1}, {2, 4}}});
+  EXPECT_EQ(strength_scales(A, StrengthMeasure::classical), (std::vector<T>{2, 2, 1}));
+  EXPECT_EQ(strength_scales(A, StrengthMeasure::symmetric), (std::vector<T>{4, 4, 4}));
+  const auto S = strength(A, 0.5, StrengthMeasure::classical);
+  validate(S, "S");
+  EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 2, 4, 6}));
+  EXPECT_EQ(S.col_idx, (std::vector<index_t>{1, 2, 0, 2, 0, 1}));
+  const auto weaker = strength(A, 0.6, StrengthMeasure::classical);  // 0.5 < 0.6·1
+  EXPECT_EQ(weaker.col_idx, (std::vector<index_t>{1, 0, 2, 1}));
+}
+
+// Every coupling of an isotropic stencil is strong under the classical
+// measure at any θ ≤ 1 (the symmetric one drops the 27-point stencil's at
+// θ > 1/26); of an anisotropic one, only the strong direction.
+TYPED_TEST(Strength, ClassicalMeasureKeepsIsotropicStencilsAndCutsAnisotropy) {
+  using T = TypeParam;
+  for (Stencil stencil : {Stencil::poisson2d_5, Stencil::poisson3d_27}) {
+    const auto A = poisson<T>(stencil, 8);
+    EXPECT_EQ(strength(A, 0.9, StrengthMeasure::classical).nnz(), A.nnz() - A.rows);
+  }
+  EXPECT_EQ(strength(poisson<T>(Stencil::poisson3d_27, 8), 0.1).nnz(), 0);
+  const index_t n = 10;
+  const auto A = testing::anisotropic_poisson<T>(n, T(0.01));
+  const auto S = strength(A, 0.25, StrengthMeasure::classical);
+  for (index_t i = 0; i < S.rows; ++i)
+    for (index_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+      EXPECT_EQ(S.col_idx[k] / n, i / n) << "row " << i;  // x neighbours only
+  EXPECT_EQ(S.nnz(), 2 * n * (n - 1));
 }
 
 TYPED_TEST(Strength, ZeroThresholdKeepsEveryNonzeroOffDiagonal) {
