@@ -70,10 +70,11 @@ AMG
   --aggregation mis2|standard   parallel MIS-2 (default, the same on CPU and GPU)
                        or the serial greedy aggregation (fewer iterations on 2D grids)
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
-  --strength X         strength-of-connection threshold theta (default 0.03)
-  --strength-measure symmetric|classical   a_ij is strong when |a_ij| >= theta times
-                       sqrt(|a_ii a_jj|) (symmetric, default) or times the smaller of
-                       rows i's and j's largest off-diagonal |a_ik| (classical)
+  --strength X         strength-of-connection threshold theta (default 0.25, and 0.1
+                       on a system's node graph; X sets both)
+  --strength-measure classical|symmetric   a_ij is strong when |a_ij| >= theta times
+                       the smaller of rows i's and j's largest off-diagonal |a_ik|
+                       (classical, default) or times sqrt(|a_ii a_jj|) (symmetric)
   --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5)
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
@@ -145,7 +146,8 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
   if (auto v = get("--ordering")) options.amg.ordering = parse_ordering(*v);
   if (auto v = get("--strength"))
-    options.amg.strength_threshold = parse_number<double>("--strength", *v);
+    options.amg.strength_threshold = options.amg.system_strength_threshold =
+        parse_number<double>("--strength", *v);
   if (auto v = get("--filter-levels"))
     options.amg.filtered_levels = parse_number<int>("--filter-levels", *v);
   if (auto v = get("--strength-measure"))

@@ -65,6 +65,8 @@ const char* ordering_name(GalerkinOrdering ordering) {
 void validate(const AmgParameters& p) {
   require(std::isfinite(p.strength_threshold) && p.strength_threshold >= 0,
           "AmgParameters: strength_threshold must be finite and >= 0");
+  require(std::isfinite(p.system_strength_threshold) && p.system_strength_threshold >= 0,
+          "AmgParameters: system_strength_threshold must be finite and >= 0");
   require(p.strength_measure == StrengthMeasure::symmetric ||
               p.strength_measure == StrengthMeasure::classical,
           "AmgParameters: strength_measure is not one of symmetric, classical");

@@ -45,15 +45,18 @@ const char* smoother_name(SmootherKind smoother);
 const char* ordering_name(GalerkinOrdering ordering);
 
 struct AmgParameters {
-  // θ: a_ij is strong iff |a_ij| ≥ θ·sqrt(|a_ii a_jj|). 0.03 keeps the
-  // aggregates of 2D grids within the strong directions (2D 5-pt 4096²: 23 PCG
-  // iterations against 34 at θ = 0) and off coefficient jumps, while every
-  // entry of the 27-point stencil (1/26 of its diagonal) stays strong; AMGCL's
-  // 0.08 leaves that stencil one level.
-  double strength_threshold = 0.03;
   // What θ is relative to (amg/strength_measure.hpp), in the strength graph
-  // and in the filtered matrix alike.
-  StrengthMeasure strength_measure = StrengthMeasure::symmetric;
+  // and in the filtered matrix alike. The classical measure at θ = 0.25 keeps
+  // every coupling of an isotropic stencil (the 27-point one too) and cuts an
+  // anisotropy's weak direction: the rotated anisotropy of the fem suite took
+  // 66 PCG iterations against 124 with the symmetric measure at its best θ
+  // (0.03), and no problem of the suite took more (docs/experiments.md).
+  StrengthMeasure strength_measure = StrengthMeasure::classical;
+  double strength_threshold = 0.25;  // θ
+  // θ on a system's node graph (block size > 1 or near-nullspace vectors;
+  // amg/node_matrix.hpp): at 0.25 the P1 beam's operator complexity rose from
+  // 1.66 to 1.92, and its setup with it.
+  double system_strength_threshold = 0.1;
   // Level l tests strength with θ·strength_decay^l. Galerkin matrices fill in
   // level after level, so a threshold that suits the finest level cuts coarse
   // levels into small aggregates (AMGCL halves its threshold each level).

@@ -109,8 +109,9 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       break;
     }
     auto clock = steps.clock();
-    const double theta = parameters.strength_threshold *
-                         std::pow(parameters.strength_decay, double(h.levels.size()));
+    const double theta =
+        (system ? parameters.system_strength_threshold : parameters.strength_threshold) *
+        std::pow(parameters.strength_decay, double(h.levels.size()));
     // S is the graph of the nodes: of the rows, or of a system's nodes.
     const StrengthMeasure measure = parameters.strength_measure;
     const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta, measure)

@@ -254,6 +254,7 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
   using T = TypeParam;
   const CsrMatrix<T> A = testing::anisotropic_poisson<T>(48, T(0.001));
   AmgParameters p;
+  p.strength_measure = StrengthMeasure::symmetric;  // the thresholds below are this test's
   p.strength_threshold = 0.08;
   p.strength_decay = 0.5;
   const Hierarchy<T> filtered = build_hierarchy(A, p);
@@ -298,7 +299,8 @@ TYPED_TEST(AmgSolve, StalledCoarseningWarnsAndHugeDirectSolvesAreRefused) {
   using T = TypeParam;
   const auto A = poisson<T>(Stencil::poisson3d_7, 12);  // 1728 rows
   AmgParameters p;
-  p.strength_threshold = 0.5;  // above every off-diagonal's 1/6: nothing is strong
+  p.strength_measure = StrengthMeasure::symmetric;
+  p.strength_threshold = 0.5;  // above every off-diagonal's 1/6 of √(a_ii a_jj): nothing is strong
   const auto stalled = build_hierarchy(A, p);
   EXPECT_EQ(stalled.num_levels(), 1);
   ASSERT_EQ(stalled.warnings.size(), 1u);

@@ -276,6 +276,7 @@ TYPED_TEST(AmgGpuSolve, SetupWarningsAreTheCpus) {
   using T = TypeParam;
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_7, 12);
   AmgParameters stalled;
+  stalled.strength_measure = StrengthMeasure::symmetric;
   stalled.strength_threshold = 0.5;
   stalled.max_direct_rows = 4000;
   AmgParameters shallow;
