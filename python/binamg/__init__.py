@@ -1,0 +1,172 @@
+"""binamg: smoothed-aggregation algebraic multigrid on the GPU, with its CPU twin.
+
+The interface follows PyAMG's, so its users feel at home::
+
+    import binamg, scipy.sparse as sp
+    ml = binamg.smoothed_aggregation_solver(A)          # A: any scipy sparse matrix
+    x = ml.solve(b, tol=1e-8)                           # PCG + one V-cycle per iteration
+    M = ml.aspreconditioner()                           # a scipy LinearOperator
+    print(ml)                                           # the hierarchy
+"""
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+from . import _binamg
+from ._binamg import gpu_available, gpu_description
+
+__version__ = _binamg.__version__
+__all__ = ["smoothed_aggregation_solver", "MultilevelSolver", "gpu_available",
+           "gpu_description", "parameter_names"]
+
+# The keyword arguments smoothed_aggregation_solver takes besides A, B, block_size
+# and device: the fields of the C++ AmgParameters (amg/parameters.hpp).
+parameter_names = (
+    "strength_threshold", "system_strength_threshold", "strength_measure", "strength_decay",
+    "filtered_levels", "aggregation", "ordering", "smoother", "max_coarse", "max_levels",
+    "max_direct", "prolongator_weight", "jacobi_weight", "chebyshev_degree", "chebyshev_lower",
+    "presweeps", "postsweeps", "spectral_radius_iterations")
+
+
+def _parameters(block_size, B, rows, options):
+    parameters = _binamg.Parameters()
+    for name, value in options.items():
+        if name not in parameter_names:
+            raise TypeError(f"smoothed_aggregation_solver: unknown parameter '{name}' "
+                            f"(expected one of {', '.join(parameter_names)})")
+        setattr(parameters, name, value)
+    if B is not None or block_size != 1:
+        vectors = np.zeros((0, 0)) if B is None else np.asarray(B, dtype=np.float64)
+        if vectors.ndim == 1:
+            vectors = vectors[:, None]
+        if vectors.size and vectors.shape[0] != rows:
+            raise ValueError(f"B has {vectors.shape[0]} rows but A has {rows}")
+        parameters.set_near_nullspace(int(block_size), np.ascontiguousarray(vectors))
+    parameters.validate()
+    return parameters
+
+
+def _csr_of(A):
+    if not sp.issparse(A):
+        raise TypeError("A must be a scipy sparse matrix (for example scipy.sparse.csr_matrix(A))")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square, got {A.shape[0]} x {A.shape[1]}")
+    if np.iscomplexobj(A.data if hasattr(A, "data") else np.zeros(0)):
+        raise ValueError("A is complex: binamg solves real systems")
+    dtype = np.float32 if A.dtype == np.float32 else np.float64
+    A = sp.csr_matrix(A, dtype=dtype, copy=True)
+    A.sum_duplicates()  # also sorts each row's indices
+    A.eliminate_zeros()
+    if A.nnz >= 2**31:
+        raise ValueError(f"A has {A.nnz} nonzeros; binamg's 32-bit indices take at most 2^31 - 1")
+    return A
+
+
+class Level:
+    """One level of the hierarchy: A (every level), P and R (all but the coarsest),
+    as scipy CSR matrices copied from the solver on first use."""
+
+    def __init__(self, solver, index):
+        self._solver, self._index, self._cache = solver, index, {}
+
+    def _matrix(self, which):
+        if which not in self._cache:
+            indptr, indices, data, shape = self._solver.matrix(self._index, which)
+            self._cache[which] = sp.csr_matrix((data, indices, indptr), shape=shape)
+        return self._cache[which]
+
+    A = property(lambda self: self._matrix("A"))
+    P = property(lambda self: self._matrix("P"))
+    R = property(lambda self: self._matrix("R"))
+
+
+class MultilevelSolver:
+    """A smoothed-aggregation hierarchy built by smoothed_aggregation_solver()."""
+
+    def __init__(self, solver, dtype):
+        self._solver, self.dtype = solver, dtype
+        self.levels = [Level(solver, i) for i in range(solver.num_levels)]
+
+    @property
+    def device(self):
+        """'gpu' or 'cpu': where the hierarchy lives and its solves run."""
+        return self._solver.device
+
+    @property
+    def warnings(self):
+        """What the setup noticed that may cost the solve, one sentence each."""
+        return list(self._solver.warnings)
+
+    @property
+    def setup_phases_ms(self):
+        return dict(self._solver.setup_phases_ms)
+
+    def operator_complexity(self):
+        return self._solver.operator_complexity()
+
+    def grid_complexity(self):
+        return self._solver.grid_complexity()
+
+    def __repr__(self):
+        return (f"binamg MultilevelSolver on the {self.device}, {np.dtype(self.dtype).name}\n"
+                + self._solver.describe())
+
+    def _vector(self, b, name):
+        b = np.ascontiguousarray(b, dtype=self.dtype)
+        if b.ndim not in (1, 2) or b.shape[0] != self._solver.rows:
+            raise ValueError(f"{name} must have {self._solver.rows} rows (a vector or an n x k "
+                             f"block), got shape {b.shape}")
+        return b
+
+    def solve(self, b, x0=None, tol=1e-8, maxiter=500, accel="cg", residuals=None,
+              return_info=False):
+        """Solves A x = b to ||b - A x|| / ||b|| <= tol (the true residual decides).
+
+        b may be n x k: k right-hand sides solved together (block CG). accel is "cg"
+        (PCG with one V-cycle per iteration) or None (the V-cycle alone). residuals, a
+        list, receives the residual norms ||r_k|| of each iteration (of the first
+        column). With return_info, returns (x, info): info is a dict (one per column
+        for a block) with iterations, converged, relative_residual, residual_history.
+        """
+        b = self._vector(b, "b")
+        x0 = np.zeros_like(b) if x0 is None else self._vector(x0, "x0")
+        if x0.shape != b.shape:
+            raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
+        if accel not in ("cg", None):
+            raise ValueError(f"accel must be 'cg' or None, got {accel!r}")
+        x, info = self._solver.solve(b, x0, float(tol), int(maxiter),
+                                     "cg" if accel == "cg" else "none")
+        if residuals is not None:
+            first = b if b.ndim == 1 else b[:, 0]
+            scale = float(np.linalg.norm(first.astype(np.float64)))
+            residuals[:] = [r * scale for r in info[0]["residual_history"]]
+        if return_info:
+            return x, (info[0] if b.ndim == 1 else info)
+        return x
+
+    def aspreconditioner(self):
+        """One V-cycle from a zero guess as a scipy LinearOperator (for scipy's cg, gmres)."""
+        n = self._solver.rows
+        return LinearOperator((n, n), dtype=self.dtype,
+                              matvec=lambda b: self._solver.precondition(self._vector(b, "b")),
+                              matmat=lambda b: self._solver.precondition(self._vector(b, "b")))
+
+
+def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", **parameters):
+    """Builds a smoothed-aggregation hierarchy of the sparse matrix A.
+
+    B: near-nullspace vectors (n x k; for elasticity the rigid-body modes), with
+    block_size the unknowns per node (node-major). device: "auto" (the GPU when one
+    is usable), "gpu" or "cpu". Other keywords set AmgParameters' fields
+    (binamg.parameter_names), for example strength_threshold=0.25, smoother="jacobi".
+    float32 matrices get a float hierarchy, every other real type a double one.
+    """
+    if device not in ("auto", "cpu", "gpu"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}")
+    A = _csr_of(A)
+    options = _parameters(block_size, B, A.shape[0], parameters)
+    on = ("gpu" if gpu_available() else "cpu") if device == "auto" else device
+    Solver = _binamg.Solver32 if A.dtype == np.float32 else _binamg.Solver64
+    solver = Solver(A.shape[0], A.shape[1], A.indptr.astype(np.int32), A.indices.astype(np.int32),
+                    A.data, options, on)
+    return MultilevelSolver(solver, A.dtype.type)

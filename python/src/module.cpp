@@ -1,0 +1,211 @@
+// The Python module binamg._binamg: what python/binamg/__init__.py builds its
+// PyAMG-like interface on. Arrays come in as NumPy arrays (C order) and are
+// copied once; binamg's InvalidInput becomes ValueError; setup and solves run
+// without the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "binamg/amg/parameters.hpp"
+#include "binamg/core/device.hpp"
+#include "binamg/core/error.hpp"
+#include "binamg/core/version.hpp"
+#include "solver.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace binamg::python {
+namespace {
+
+template <typename T>
+using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
+template <typename T>
+using Out = nb::ndarray<nb::numpy, T>;
+
+template <typename T>
+std::vector<T> vector_of(const In<T>& array) {
+  return std::vector<T>(array.data(), array.data() + array.size());
+}
+
+// A NumPy array that owns `values`, shaped rows (× k when k > 1).
+template <typename T>
+Out<T> numpy_of(std::vector<T> values, index_t rows, index_t k) {
+  auto* owner = new std::vector<T>(std::move(values));
+  nb::capsule free_it(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  if (k == 1) return Out<T>(owner->data(), {std::size_t(rows)}, free_it);
+  return Out<T>(owner->data(), {std::size_t(rows), std::size_t(k)}, free_it);
+}
+
+template <typename T>
+nb::tuple csr_tuple(CsrMatrix<T> M) {
+  const index_t rows = M.rows, cols = M.cols, nnz = M.nnz();
+  return nb::make_tuple(numpy_of(std::move(M.row_ptr), rows + 1, 1),
+                        numpy_of(std::move(M.col_idx), nnz, 1),
+                        numpy_of(std::move(M.values), nnz, 1), nb::make_tuple(rows, cols));
+}
+
+nb::dict result_dict(const SolveResult& r) {
+  nb::dict d;
+  d["iterations"] = r.iterations;
+  d["converged"] = r.converged;
+  d["stalled"] = r.stalled;
+  d["relative_residual"] = r.relative_residual;
+  d["residual_history"] = r.residual_history;
+  d["solve_ms"] = r.solve_ms;
+  return d;
+}
+
+template <typename T>
+void bind_solver(nb::module_& m, const char* name) {
+  using S = Solver<T>;
+  nb::class_<S>(m, name)
+      .def(
+          "__init__",
+          [](S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
+             const In<std::int32_t>& indices, const In<T>& data, const AmgParameters& parameters,
+             const std::string& device) {
+            require(indptr.ndim() == 1 && std::int64_t(indptr.size()) == std::int64_t(rows) + 1,
+                    "A's indptr must have rows + 1 = " + std::to_string(rows + 1) + " entries");
+            require(indices.ndim() == 1 && data.ndim() == 1 && indices.size() == data.size(),
+                    "A's indices and data must be 1-D arrays of the same length");
+            const Device on = parse_device(device);
+            require(on == Device::cpu || gpu_available(),
+                    "device='gpu' but no usable CUDA device was found");
+            nb::gil_scoped_release release;
+            new (self) S(csr_from<T>(rows, cols, indptr.data(), indices.data(), data.data(),
+                                     std::int64_t(data.size())),
+                         parameters, on);
+          },
+          "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "parameters"_a, "device"_a)
+      .def_prop_ro("device", [](const S& s) { return std::string(device_name(s.device())); })
+      .def_prop_ro("rows", &S::rows)
+      .def_prop_ro("num_levels", &S::num_levels)
+      .def("operator_complexity", &S::operator_complexity)
+      .def("grid_complexity", &S::grid_complexity)
+      .def("describe", &S::describe)
+      .def_prop_ro("warnings", &S::warnings)
+      .def_prop_ro("setup_phases_ms",
+                   [](const S& s) {
+                     const SetupTimings t = s.timings();
+                     nb::dict d;
+                     d["strength"] = t.strength_ms;
+                     d["aggregation"] = t.aggregation_ms;
+                     d["tentative"] = t.tentative_ms;
+                     d["prolongator"] = t.prolongator_ms;
+                     d["restriction"] = t.restriction_ms;
+                     d["galerkin"] = t.galerkin_ms;
+                     d["coarse_factor"] = t.coarse_factor_ms;
+                     return d;
+                   })
+      .def("matrix", [](const S& s, index_t level, const std::string& which) {
+        require(which == "A" || which == "P" || which == "R", "which must be 'A', 'P' or 'R'");
+        return csr_tuple(s.matrix(level, which[0]));
+      })
+      .def(
+          "solve",
+          [](const S& s, const In<T>& b, const In<T>& x0, double tol, int maxiter,
+             const std::string& accel) {
+            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
+            require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
+            require(b.shape(0) == std::size_t(s.rows()) && k >= 1,
+                    "b has " + std::to_string(b.shape(0)) + " rows but A has " +
+                        std::to_string(s.rows()));
+            require(x0.size() == b.size(), "x0 must have b's shape");
+            require(accel == "cg" || accel == "none", "accel must be 'cg' or None");
+            require(maxiter >= 0, "maxiter must be >= 0");
+            std::vector<T> rhs = vector_of(b), x = vector_of(x0);
+            std::vector<SolveResult> results;
+            {
+              nb::gil_scoped_release release;
+              results = s.solve(rhs, x, k, SolveOptions{tol, maxiter},
+                                accel == "cg" ? Accelerator::cg : Accelerator::none);
+            }
+            nb::list info;
+            for (const SolveResult& r : results) info.append(result_dict(r));
+            return nb::make_tuple(numpy_of(std::move(x), s.rows(), k), info);
+          },
+          "b"_a, "x0"_a, "tol"_a, "maxiter"_a, "accel"_a)
+      .def("precondition", [](const S& s, const In<T>& b) {
+        const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
+        require(b.shape(0) == std::size_t(s.rows()),
+                "the vector has " + std::to_string(b.shape(0)) + " rows but A has " +
+                    std::to_string(s.rows()));
+        std::vector<T> rhs = vector_of(b), x;
+        {
+          nb::gil_scoped_release release;
+          s.precondition(rhs, x, k);
+        }
+        return numpy_of(std::move(x), s.rows(), k);
+      });
+}
+
+}  // namespace
+}  // namespace binamg::python
+
+NB_MODULE(_binamg, m) {
+  using namespace binamg;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const InvalidInput& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const OutOfMemory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const DeviceError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  m.attr("__version__") = version();
+  m.def("gpu_available", &gpu_available);
+  m.def("gpu_description", &gpu_description);
+
+  nb::class_<AmgParameters>(m, "Parameters")
+      .def(nb::init<>())
+      .def_rw("strength_threshold", &AmgParameters::strength_threshold)
+      .def_rw("system_strength_threshold", &AmgParameters::system_strength_threshold)
+      .def_prop_rw(
+          "strength_measure",
+          [](const AmgParameters& p) { return std::string(strength_measure_name(p.strength_measure)); },
+          [](AmgParameters& p, const std::string& v) { p.strength_measure = parse_strength_measure(v); })
+      .def_rw("strength_decay", &AmgParameters::strength_decay)
+      .def_rw("filtered_levels", &AmgParameters::filtered_levels)
+      .def_prop_rw(
+          "aggregation",
+          [](const AmgParameters& p) { return std::string(aggregation_name(p.aggregation)); },
+          [](AmgParameters& p, const std::string& v) { p.aggregation = parse_aggregation(v); })
+      .def_prop_rw(
+          "ordering", [](const AmgParameters& p) { return std::string(ordering_name(p.ordering)); },
+          [](AmgParameters& p, const std::string& v) { p.ordering = parse_ordering(v); })
+      .def_prop_rw(
+          "smoother", [](const AmgParameters& p) { return std::string(smoother_name(p.smoother)); },
+          [](AmgParameters& p, const std::string& v) { p.smoother = parse_smoother(v); })
+      .def_rw("max_coarse", &AmgParameters::max_coarse_rows)
+      .def_rw("max_levels", &AmgParameters::max_levels)
+      .def_rw("max_direct", &AmgParameters::max_direct_rows)
+      .def_rw("prolongator_weight", &AmgParameters::prolongator_weight)
+      .def_rw("jacobi_weight", &AmgParameters::jacobi_weight)
+      .def_rw("chebyshev_degree", &AmgParameters::chebyshev_degree)
+      .def_rw("chebyshev_lower", &AmgParameters::chebyshev_lower)
+      .def_rw("presweeps", &AmgParameters::presweeps)
+      .def_rw("postsweeps", &AmgParameters::postsweeps)
+      .def_rw("spectral_radius_iterations", &AmgParameters::spectral_radius_iterations)
+      .def(
+          "set_near_nullspace",
+          [](AmgParameters& p, index_t block_size, const python::In<double>& B) {
+            require(B.ndim() == 2 || B.size() == 0, "B must be an n x k array");
+            p.near_nullspace.block_size = block_size;
+            p.near_nullspace.count = B.size() == 0 ? 0 : index_t(B.shape(1));
+            p.near_nullspace.vectors = std::vector<double>(B.data(), B.data() + B.size());
+          },
+          "block_size"_a, "B"_a)
+      .def("validate", [](const AmgParameters& p) { validate(p); });
+
+  binamg::python::bind_solver<double>(m, "Solver64");
+  binamg::python::bind_solver<float>(m, "Solver32");
+}

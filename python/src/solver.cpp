@@ -1,0 +1,167 @@
+#include "solver.hpp"
+
+#include "binamg/core/device_buffer.hpp"
+#include "binamg/solvers/pcg.hpp"
+#include "binamg/solvers/vcycle.hpp"
+#include "binamg/sparse/device_csr.hpp"
+
+namespace binamg::python {
+
+template <typename T>
+CsrMatrix<T> csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
+                      const std::int32_t* indices, const T* data, std::int64_t nnz) {
+  require(rows >= 0 && cols >= 0, "A has a negative dimension");
+  CsrMatrix<T> A;
+  A.rows = rows;
+  A.cols = cols;
+  A.row_ptr.assign(indptr, indptr + rows + 1);
+  require(A.row_ptr.front() == 0 && A.row_ptr.back() == nnz,
+          "A's indptr must start at 0 and end at nnz = " + std::to_string(nnz) + ", got " +
+              std::to_string(A.row_ptr.front()) + " and " + std::to_string(A.row_ptr.back()));
+  A.col_idx.assign(indices, indices + nnz);
+  A.values.assign(data, data + nnz);
+  validate(A, "A");
+  return A;
+}
+
+template <typename T>
+Solver<T>::Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device)
+    : device_(device), rows_(A.rows) {
+  if (device == Device::gpu)
+    gpu_ = std::make_unique<DeviceHierarchy<T>>(build_hierarchy(to_device(A), parameters));
+  else
+    host_ = std::make_unique<Hierarchy<T>>(build_hierarchy(A, parameters));
+}
+
+template <typename T>
+index_t Solver<T>::num_levels() const {
+  return host_ ? host_->num_levels() : gpu_->num_levels();
+}
+
+template <typename T>
+double Solver<T>::operator_complexity() const {
+  return host_ ? host_->operator_complexity() : gpu_->operator_complexity();
+}
+
+template <typename T>
+double Solver<T>::grid_complexity() const {
+  return host_ ? host_->grid_complexity() : gpu_->grid_complexity();
+}
+
+template <typename T>
+std::string Solver<T>::describe() const {
+  return host_ ? host_->describe() : gpu_->describe();
+}
+
+template <typename T>
+std::vector<std::string> Solver<T>::warnings() const {
+  return host_ ? host_->warnings : gpu_->warnings;
+}
+
+template <typename T>
+SetupTimings Solver<T>::timings() const {
+  return host_ ? host_->timings : gpu_->timings;
+}
+
+template <typename T>
+CsrMatrix<T> Solver<T>::matrix(index_t level, char which) const {
+  const index_t fine_levels = num_levels() - 1;
+  if (which == 'A') {
+    require(level >= 0 && level < num_levels(),
+            "level " + std::to_string(level) + " does not exist (" +
+                std::to_string(num_levels()) + " levels)");
+    return host_ ? host_->matrix(level) : to_host(gpu_->matrix(level));
+  }
+  require(level >= 0 && level < fine_levels,
+          std::string(1, which) + " of level " + std::to_string(level) +
+              " does not exist: the coarsest level is " + std::to_string(fine_levels));
+  if (host_) return which == 'P' ? host_->levels[level].P : host_->levels[level].R;
+  return to_host(which == 'P' ? gpu_->levels[level].P : gpu_->levels[level].R);
+}
+
+namespace {
+
+// Column j of the row-major rows × k block, and back.
+template <typename T>
+std::vector<T> column(const std::vector<T>& block, index_t k, index_t j) {
+  std::vector<T> out(block.size() / k);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = block[i * k + j];
+  return out;
+}
+
+template <typename T>
+void set_column(std::vector<T>& block, index_t k, index_t j, const std::vector<T>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) block[i * k + j] = values[i];
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<SolveResult> Solver<T>::solve(const std::vector<T>& b, std::vector<T>& x, index_t k,
+                                          const SolveOptions& options,
+                                          Accelerator accelerator) const {
+  require(k >= 1 && b.size() == std::size_t(rows_) * k && x.size() == b.size(),
+          "b and x must have " + std::to_string(rows_) + " rows");
+  if (accelerator == Accelerator::cg && k > 1) {
+    BlockSolveResult block;
+    if (host_) {
+      block = pcg(*host_, b, x, k, options);
+    } else {
+      DeviceBuffer<T> device_x = to_device(x, gpu_->stream);
+      block = pcg(*gpu_, to_device(b, gpu_->stream), device_x, k, options);
+      x = to_host(device_x);
+    }
+    return block.columns;
+  }
+  // One column at a time: the V-cycle as the solver has no block form.
+  std::vector<SolveResult> results;
+  for (index_t j = 0; j < k; ++j) {
+    const std::vector<T> bj = k == 1 ? b : column(b, k, j);
+    std::vector<T> xj = k == 1 ? x : column(x, k, j);
+    SolveResult result;
+    if (host_) {
+      result = accelerator == Accelerator::cg ? pcg(*host_, bj, xj, options)
+                                              : vcycle_solve(*host_, bj, xj, options);
+    } else {
+      const DeviceBuffer<T> device_b = to_device(bj, gpu_->stream);
+      DeviceBuffer<T> device_x = to_device(xj, gpu_->stream);
+      result = accelerator == Accelerator::cg ? pcg(*gpu_, device_b, device_x, options)
+                                              : vcycle_solve(*gpu_, device_b, device_x, options);
+      xj = to_host(device_x);
+    }
+    if (k == 1) x = std::move(xj);
+    else set_column(x, k, j, xj);
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+template <typename T>
+void Solver<T>::precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const {
+  require(k >= 1 && b.size() == std::size_t(rows_) * k,
+          "the vector must have " + std::to_string(rows_) + " rows");
+  x.assign(b.size(), T(0));
+  for (index_t j = 0; j < k; ++j) {
+    const std::vector<T> bj = k == 1 ? b : column(b, k, j);
+    std::vector<T> xj(bj.size());
+    if (host_) {
+      vcycle_from_zero(*host_, bj, xj);
+    } else {
+      DeviceBuffer<T> device_x(bj.size(), gpu_->stream, "preconditioned vector");
+      vcycle_from_zero(*gpu_, to_device(bj, gpu_->stream), device_x);
+      xj = to_host(device_x);
+    }
+    if (k == 1) x = std::move(xj);
+    else set_column(x, k, j, xj);
+  }
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                  \
+  template CsrMatrix<T> csr_from<T>(index_t, index_t, const std::int32_t*, const std::int32_t*, \
+                                    const T*, std::int64_t);                                  \
+  template class Solver<T>;
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
+
+}  // namespace binamg::python

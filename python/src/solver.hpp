@@ -1,0 +1,53 @@
+#pragma once
+// A built hierarchy on either device, with the solves Python asks of it: what
+// the module binds, kept free of Python types so that it reads as plain binamg.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/device.hpp"
+#include "binamg/solvers/solve_result.hpp"
+
+namespace binamg::python {
+
+/// A CSR matrix as Python hands it over: a copy in binamg's types.
+template <typename T>
+CsrMatrix<T> csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
+                      const std::int32_t* indices, const T* data, std::int64_t nnz);
+
+/// Which solve: PCG with one V-cycle per iteration, or the V-cycle alone.
+enum class Accelerator { cg, none };
+
+template <typename T>
+class Solver {
+ public:
+  Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device);
+
+  Device device() const { return device_; }
+  index_t rows() const { return rows_; }
+  index_t num_levels() const;
+  double operator_complexity() const;
+  double grid_complexity() const;
+  std::string describe() const;
+  std::vector<std::string> warnings() const;
+  SetupTimings timings() const;
+  /// Level l's A (l < num_levels()), P or R (l < num_levels() − 1), copied to the host.
+  CsrMatrix<T> matrix(index_t level, char which) const;
+
+  /// Solves for k right-hand sides (b and x row-major rows × k; x holds the
+  /// initial guess). One result per column.
+  std::vector<SolveResult> solve(const std::vector<T>& b, std::vector<T>& x, index_t k,
+                                 const SolveOptions& options, Accelerator accelerator) const;
+  /// x = M b for the V-cycle preconditioner M (one cycle from zero), k columns.
+  void precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const;
+
+ private:
+  Device device_;
+  index_t rows_ = 0;
+  std::unique_ptr<Hierarchy<T>> host_;
+  std::unique_ptr<DeviceHierarchy<T>> gpu_;
+};
+
+}  // namespace binamg::python
