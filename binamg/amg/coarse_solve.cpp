@@ -173,12 +173,12 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
       if (ldlt.info() == Eigen::Success) {
         const Eigen::VectorXd& d = ldlt.vectorD();
         const Eigen::VectorXd diagonal = sparse.diagonal().cwiseAbs();
-        for (index_t i = 0; i < n; ++i)
-          require(std::abs(d[i]) > std::max(rank_tolerance(n) * diagonal[i], floor),
-                  singular + " (its LDLᵀ pivot " + std::to_string(i) +
-                      " vanishes); a pseudo-inverse is formed only up to " +
-                      std::to_string(dense_limit) +
-                      " rows: coarsen further (lower max_coarse_rows, raise max_levels)");
+        for (index_t i = 0; i < n; ++i)  // the message is built only on failure
+          if (!(std::abs(d[i]) > std::max(rank_tolerance(n) * diagonal[i], floor)))
+            throw InvalidInput(singular + " (its LDLᵀ pivot " + std::to_string(i) +
+                               " vanishes); a pseudo-inverse is formed only up to " +
+                               std::to_string(dense_limit) +
+                               " rows: coarsen further (lower max_coarse_rows, raise max_levels)");
         result->name = "sparse-ldlt";
         done = true;
       }

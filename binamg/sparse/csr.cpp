@@ -89,8 +89,9 @@ void require_square_with_diagonal(const CsrMatrix<T>& matrix, const std::string&
               std::to_string(matrix.cols) + ")");
   const std::vector<T> diag = diagonal(matrix);
   for (index_t row = 0; row < matrix.rows; ++row)
-    require(std::isfinite(T(1) / diag[row]),
-            what + ": row " + std::to_string(row) + " " + unusable_diagonal_reason(diag[row]));
+    if (!std::isfinite(T(1) / diag[row]))  // the message is built only on failure: a hot loop
+      throw InvalidInput(what + ": row " + std::to_string(row) + " " +
+                         unusable_diagonal_reason(diag[row]));
 }
 
 template <typename T>
@@ -119,20 +120,21 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
   require(a.rows == b.rows && a.cols == b.cols,
           what + ": shapes differ (" + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
               " vs " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + ")");
-  for (index_t row = 0; row < a.rows; ++row)
-    require(a.row_ptr[row + 1] == b.row_ptr[row + 1],
-            what + ": sparsity patterns differ (row " + std::to_string(row) + " has " +
-                std::to_string(a.row_length(row)) + " vs " + std::to_string(b.row_length(row)) +
-                " entries)");
+  for (index_t row = 0; row < a.rows; ++row)  // messages built only on failure: hot loops
+    if (a.row_ptr[row + 1] != b.row_ptr[row + 1])
+      throw InvalidInput(what + ": sparsity patterns differ (row " + std::to_string(row) +
+                         " has " + std::to_string(a.row_length(row)) + " vs " +
+                         std::to_string(b.row_length(row)) + " entries)");
   require(scale == nullptr ||
               (scale->row_ptr == a.row_ptr && scale->col_idx == a.col_idx),
           what + ": the scale matrix does not have the pattern of the matrices compared");
   double largest = 0;
   for (index_t row = 0; row < a.rows; ++row)
     for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
-      require(a.col_idx[k] == b.col_idx[k],
-              what + ": sparsity patterns differ (row " + std::to_string(row) + ", column " +
-                  std::to_string(a.col_idx[k]) + " vs " + std::to_string(b.col_idx[k]) + ")");
+      if (a.col_idx[k] != b.col_idx[k])
+        throw InvalidInput(what + ": sparsity patterns differ (row " + std::to_string(row) +
+                           ", column " + std::to_string(a.col_idx[k]) + " vs " +
+                           std::to_string(b.col_idx[k]) + ")");
       const double x = a.values[k], y = b.values[k];
       const double magnitude = std::max({std::abs(x), std::abs(y),
                                          scale != nullptr ? scale->values[k] : 0.0});
