@@ -54,9 +54,13 @@ def _csr_of(A):
     if np.iscomplexobj(A.data if hasattr(A, "data") else np.zeros(0)):
         raise ValueError("A is complex: binamg solves real systems")
     dtype = np.float32 if A.dtype == np.float32 else np.float64
-    A = sp.csr_matrix(A, dtype=dtype, copy=True)
-    A.sum_duplicates()  # also sorts each row's indices
-    A.eliminate_zeros()
+    # Copied only where it must be: into CSR, to a real dtype, or to sort and sum
+    # duplicates (the caller's matrix is left as it is).
+    if A.format != "csr" or A.dtype != dtype:
+        A = sp.csr_matrix(A, dtype=dtype)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()  # also sorts each row's indices
     if A.nnz >= 2**31:
         raise ValueError(f"A has {A.nnz} nonzeros; binamg's 32-bit indices take at most 2^31 - 1")
     return A
@@ -129,8 +133,9 @@ class MultilevelSolver:
         for a block) with iterations, converged, relative_residual, residual_history.
         """
         b = self._vector(b, "b")
-        x0 = np.zeros_like(b) if x0 is None else self._vector(x0, "x0")
-        if x0.shape != b.shape:
+        if x0 is not None:
+            x0 = self._vector(x0, "x0")
+        if x0 is not None and x0.shape != b.shape:
             raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
         if accel not in ("cg", None):
             raise ValueError(f"accel must be 'cg' or None, got {accel!r}")
@@ -167,6 +172,7 @@ def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", **parame
     options = _parameters(block_size, B, A.shape[0], parameters)
     on = ("gpu" if gpu_available() else "cpu") if device == "auto" else device
     Solver = _binamg.Solver32 if A.dtype == np.float32 else _binamg.Solver64
-    solver = Solver(A.shape[0], A.shape[1], A.indptr.astype(np.int32), A.indices.astype(np.int32),
-                    A.data, options, on)
+    solver = Solver(A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
+                    np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data),
+                    options, on)
     return MultilevelSolver(solver, A.dtype.type)

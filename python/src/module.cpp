@@ -4,10 +4,12 @@
 // without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,28 +111,29 @@ void bind_solver(nb::module_& m, const char* name) {
       })
       .def(
           "solve",
-          [](const S& s, const In<T>& b, const In<T>& x0, double tol, int maxiter,
+          [](const S& s, const In<T>& b, std::optional<In<T>> x0, double tol, int maxiter,
              const std::string& accel) {
-            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
             require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
+            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
             require(b.shape(0) == std::size_t(s.rows()) && k >= 1,
                     "b has " + std::to_string(b.shape(0)) + " rows but A has " +
                         std::to_string(s.rows()));
-            require(x0.size() == b.size(), "x0 must have b's shape");
+            require(!x0 || x0->size() == b.size(), "x0 must have b's shape");
             require(accel == "cg" || accel == "none", "accel must be 'cg' or None");
             require(maxiter >= 0, "maxiter must be >= 0");
-            std::vector<T> rhs = vector_of(b), x = vector_of(x0);
+            std::vector<T> x(b.size());
             std::vector<SolveResult> results;
             {
               nb::gil_scoped_release release;
-              results = s.solve(rhs, x, k, SolveOptions{tol, maxiter},
+              results = s.solve(b.data(), x0 ? x0->data() : nullptr, x.data(), k,
+                                SolveOptions{tol, maxiter},
                                 accel == "cg" ? Accelerator::cg : Accelerator::none);
             }
             nb::list info;
             for (const SolveResult& r : results) info.append(result_dict(r));
             return nb::make_tuple(numpy_of(std::move(x), s.rows(), k), info);
           },
-          "b"_a, "x0"_a, "tol"_a, "maxiter"_a, "accel"_a)
+          "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
       .def("precondition", [](const S& s, const In<T>& b) {
         const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
         require(b.shape(0) == std::size_t(s.rows()),

@@ -1,5 +1,9 @@
 #include "solver.hpp"
 
+#include <algorithm>
+
+#include "binamg/core/cuda_check.hpp"
+
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
@@ -94,45 +98,81 @@ void set_column(std::vector<T>& block, index_t k, index_t j, const std::vector<T
   for (std::size_t i = 0; i < values.size(); ++i) block[i * k + j] = values[i];
 }
 
+// Host memory to a new device buffer, and back (ordered on `stream`; the
+// download waits for it).
+template <typename T>
+DeviceBuffer<T> upload(const T* host, std::size_t n, cudaStream_t stream) {
+  DeviceBuffer<T> device(n, stream, "Python vector");
+  if (n > 0)
+    BINAMG_CUDA_CHECK(
+        cudaMemcpyAsync(device.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  return device;
+}
+
+template <typename T>
+DeviceBuffer<T> zeros(std::size_t n, cudaStream_t stream) {
+  DeviceBuffer<T> device(n, stream, "Python vector");
+  if (n > 0) BINAMG_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, n * sizeof(T), stream));
+  return device;
+}
+
+template <typename T>
+void download(const DeviceBuffer<T>& device, T* host, cudaStream_t stream) {
+  if (device.size() > 0)
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host, device.data(), device.size() * sizeof(T),
+                                      cudaMemcpyDeviceToHost, stream));
+  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace
 
 template <typename T>
-std::vector<SolveResult> Solver<T>::solve(const std::vector<T>& b, std::vector<T>& x, index_t k,
+std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t k,
                                           const SolveOptions& options,
                                           Accelerator accelerator) const {
-  require(k >= 1 && b.size() == std::size_t(rows_) * k && x.size() == b.size(),
-          "b and x must have " + std::to_string(rows_) + " rows");
-  if (accelerator == Accelerator::cg && k > 1) {
-    BlockSolveResult block;
-    if (host_) {
-      block = pcg(*host_, b, x, k, options);
-    } else {
-      DeviceBuffer<T> device_x = to_device(x, gpu_->stream);
-      block = pcg(*gpu_, to_device(b, gpu_->stream), device_x, k, options);
-      x = to_host(device_x);
+  require(k >= 1, "b must have at least one column");
+  const std::size_t entries = std::size_t(rows_) * k;
+  if (gpu_) {
+    cudaStream_t stream = gpu_->stream;
+    if (accelerator == Accelerator::cg && k > 1) {
+      DeviceBuffer<T> device_x = x0 ? upload(x0, entries, stream) : zeros<T>(entries, stream);
+      const BlockSolveResult block = pcg(*gpu_, upload(b, entries, stream), device_x, k, options);
+      download(device_x, x, stream);
+      return block.columns;
     }
-    return block.columns;
+    if (k == 1) {
+      DeviceBuffer<T> device_x = x0 ? upload(x0, entries, stream) : zeros<T>(entries, stream);
+      const DeviceBuffer<T> device_b = upload(b, entries, stream);
+      const SolveResult result = accelerator == Accelerator::cg
+                                     ? pcg(*gpu_, device_b, device_x, options)
+                                     : vcycle_solve(*gpu_, device_b, device_x, options);
+      download(device_x, x, stream);
+      return {result};
+    }
   }
-  // One column at a time: the V-cycle as the solver has no block form.
+  // On the host, and the V-cycle as the solver for k > 1 on the GPU (no block form):
+  // one column at a time, or the host's block CG.
+  const std::vector<T> rhs(b, b + entries);
+  std::vector<T> guess = x0 ? std::vector<T>(x0, x0 + entries) : std::vector<T>(entries, T(0));
   std::vector<SolveResult> results;
-  for (index_t j = 0; j < k; ++j) {
-    const std::vector<T> bj = k == 1 ? b : column(b, k, j);
-    std::vector<T> xj = k == 1 ? x : column(x, k, j);
-    SolveResult result;
-    if (host_) {
-      result = accelerator == Accelerator::cg ? pcg(*host_, bj, xj, options)
-                                              : vcycle_solve(*host_, bj, xj, options);
-    } else {
-      const DeviceBuffer<T> device_b = to_device(bj, gpu_->stream);
-      DeviceBuffer<T> device_x = to_device(xj, gpu_->stream);
-      result = accelerator == Accelerator::cg ? pcg(*gpu_, device_b, device_x, options)
-                                              : vcycle_solve(*gpu_, device_b, device_x, options);
-      xj = to_host(device_x);
+  if (host_ && accelerator == Accelerator::cg) {
+    results = k > 1 ? pcg(*host_, rhs, guess, k, options).columns
+                    : std::vector<SolveResult>{pcg(*host_, rhs, guess, options)};
+  } else {
+    for (index_t j = 0; j < k; ++j) {
+      const std::vector<T> bj = column(rhs, k, j);
+      std::vector<T> xj = column(guess, k, j);
+      if (host_) {
+        results.push_back(vcycle_solve(*host_, bj, xj, options));
+      } else {
+        DeviceBuffer<T> device_x = to_device(xj, gpu_->stream);
+        results.push_back(vcycle_solve(*gpu_, to_device(bj, gpu_->stream), device_x, options));
+        xj = to_host(device_x);
+      }
+      set_column(guess, k, j, xj);
     }
-    if (k == 1) x = std::move(xj);
-    else set_column(x, k, j, xj);
-    results.push_back(std::move(result));
   }
+  std::copy(guess.begin(), guess.end(), x);
   return results;
 }
 

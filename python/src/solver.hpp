@@ -36,9 +36,10 @@ class Solver {
   /// Level l's A (l < num_levels()), P or R (l < num_levels() − 1), copied to the host.
   CsrMatrix<T> matrix(index_t level, char which) const;
 
-  /// Solves for k right-hand sides (b and x row-major rows × k; x holds the
-  /// initial guess). One result per column.
-  std::vector<SolveResult> solve(const std::vector<T>& b, std::vector<T>& x, index_t k,
+  /// Solves for k right-hand sides (b, x0 and x row-major rows × k; x0 the
+  /// initial guess, or nullptr for zero: on the GPU it is then not uploaded).
+  /// One result per column.
+  std::vector<SolveResult> solve(const T* b, const T* x0, T* x, index_t k,
                                  const SolveOptions& options, Accelerator accelerator) const;
   /// x = M b for the V-cycle preconditioner M (one cycle from zero), k columns.
   void precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const;

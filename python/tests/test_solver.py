@@ -175,3 +175,24 @@ def test_bad_input_raises_clear_errors():
     if not binamg.gpu_available():
         with pytest.raises(ValueError, match="no usable CUDA device"):
             binamg.smoothed_aggregation_solver(A, device="gpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_initial_guess_and_duplicate_entries(device):
+    A = poisson2d(24)
+    b = np.random.default_rng(3).standard_normal(A.shape[0])
+    # the same matrix in CSR with every entry stored twice, halved, in reverse order
+    indices = [np.concatenate([A.indices[s:e], A.indices[s:e]])[::-1]
+               for s, e in zip(A.indptr[:-1], A.indptr[1:])]
+    data = [np.concatenate([A.data[s:e], A.data[s:e]])[::-1] / 2
+            for s, e in zip(A.indptr[:-1], A.indptr[1:])]
+    doubled = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), 2 * A.indptr),
+                            shape=A.shape)
+    assert not doubled.has_canonical_format
+    before = doubled.data.copy()
+    ml = binamg.smoothed_aggregation_solver(doubled, device=device)
+    assert np.array_equal(doubled.data, before)  # the caller's matrix is left as it is
+    x, info = ml.solve(b, return_info=True)
+    assert info["converged"] and true_residual(A, x, b) <= 1e-8
+    _, again = ml.solve(b, x0=x, return_info=True)  # from the solution: nothing to do
+    assert again["iterations"] <= 1 and again["converged"]
