@@ -65,7 +65,8 @@ Solver
   --tol X              relative residual target ||b-Ax||/||b|| (default 1e-8)
   --max-iters N        iteration limit (default 500)
   --device auto|cpu|gpu  where to run (default auto: the GPU when present and supported)
-  --precision double|float  (default double)
+  --precision double|float|mixed  (default double; mixed: a float hierarchy and
+                       V-cycle inside a double CG, one right-hand side)
 AMG
   --aggregation mis2|standard   parallel MIS-2 (default, the same on CPU and GPU)
                        or the serial greedy aggregation (fewer iterations on 2D grids)
@@ -182,8 +183,12 @@ Options parse_arguments(int argc, char** argv) {
     require(options.rhs_count >= 1, "--rhs-count must be at least 1");
   }
 
-  cli::validate_input_options(options.problem, options.size, options.matrix, options.precision,
-                              options.device);
+  const bool mixed = options.precision == "mixed";
+  cli::validate_input_options(options.problem, options.size, options.matrix,
+                              mixed ? "double" : options.precision, options.device);
+  require(!mixed || (options.solver == "cg" && options.rhs_count <= 1),
+          "--precision mixed runs one right-hand side with --solver cg (a float V-cycle "
+          "preconditioning a double CG)");
   require(options.solver == "cg" || options.solver == "vcycle",
           "--solver must be cg or vcycle, got '" + options.solver + "'");
   require(options.solve.tolerance > 0 && options.solve.tolerance < 1, "--tol must lie in (0, 1)");
@@ -223,7 +228,7 @@ struct RepeatTimings {
     for (double SetupTimings::*phase :
          {&SetupTimings::strength_ms, &SetupTimings::aggregation_ms, &SetupTimings::tentative_ms,
           &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms, &SetupTimings::galerkin_ms,
-          &SetupTimings::coarse_factor_ms}) {
+          &SetupTimings::coarse_factor_ms, &SetupTimings::convert_ms}) {
       std::vector<double> values;
       for (const SetupTimings& t : setups) values.push_back(t.*phase);
       m.*phase = median(values);
@@ -244,15 +249,24 @@ std::string phases_json(const SetupTimings& t) {
          ",\"prolongator\":" + json_number(t.prolongator_ms) +
          ",\"restriction\":" + json_number(t.restriction_ms) +
          ",\"galerkin\":" + json_number(t.galerkin_ms) +
-         ",\"coarse_factor\":" + json_number(t.coarse_factor_ms) + "}";
+         ",\"coarse_factor\":" + json_number(t.coarse_factor_ms) +
+         (t.convert_ms > 0 ? ",\"convert\":" + json_number(t.convert_ms) : std::string()) + "}";
+}
+
+// ", convert to float X.X": a mixed-precision setup's rounding of A.
+std::string convert_text(double ms) {
+  char text[48];
+  std::snprintf(text, sizeof text, ", convert to float %.1f", ms);
+  return text;
 }
 
 void print_phases(const char* what, const SetupTimings& t, double total) {
   std::printf(
       "%s ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
-      "restriction %.1f, galerkin %.1f, coarse factor %.1f, total %.1f\n",
+      "restriction %.1f, galerkin %.1f, coarse factor %.1f%s, total %.1f\n",
       what, t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
-      t.galerkin_ms, t.coarse_factor_ms, total);
+      t.galerkin_ms, t.coarse_factor_ms,
+      t.convert_ms > 0 ? convert_text(t.convert_ms).c_str() : "", total);
 }
 
 /// Per right-hand side: iterations and true relative residual, then the spread.
@@ -439,6 +453,51 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   return block.all_converged() ? 0 : 3;
 }
 
+/// --precision mixed: the hierarchy built from A rounded to float (the rounding
+/// timed as setup), its V-cycle preconditioning CG in double on A.
+int run_mixed(const Options& options, Device device, const CsrMatrix<double>& A,
+              const std::vector<double>& b, const std::string& description, double load_ms) {
+  require(b.size() == std::size_t(A.rows),
+          "--precision mixed takes one right-hand side (--rhs with one column)");
+  auto single = [](const SolveResult& result) {
+    BlockSolveResult block;
+    block.columns = {result};
+    block.solve_ms = result.solve_ms;
+    return block;
+  };
+  if (device == Device::cpu)
+    return solve_and_report(options, device, A, 1, description, load_ms, [&](auto&& report) {
+      const auto start = std::chrono::steady_clock::now();
+      const CsrMatrix<float> rounded = convert_values<float>(A);
+      const double convert_ms = milliseconds_since(start);
+      Hierarchy<float> hierarchy = build_hierarchy(rounded, options.amg);
+      hierarchy.timings.convert_ms = convert_ms;
+      report(hierarchy);
+      std::vector<double> x(A.rows, 0.0);
+      return single(pcg(hierarchy, A, b, x, options.solve));
+    });
+  validate(A, "amg_solve: A");
+  return solve_and_report(options, device, A, 1, description, load_ms, [&](auto&& report) {
+    const DeviceCsr<double> device_A = to_device(A);
+    const DeviceBuffer<double> device_b = to_device(b);
+    BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto start = std::chrono::steady_clock::now();
+    DeviceHierarchy<float> hierarchy;
+    {
+      const DeviceCsr<float> rounded = convert_values<float>(device_A);
+      BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+      const double convert_ms = milliseconds_since(start);
+      hierarchy = build_hierarchy(rounded, options.amg);
+      hierarchy.timings.convert_ms = convert_ms;
+    }
+    report(hierarchy);
+    DeviceBuffer<double> x = to_device(std::vector<double>(A.rows, 0.0));
+    const BlockSolveResult result = single(pcg(hierarchy, device_A, device_b, x, options.solve));
+    require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
+    return result;
+  });
+}
+
 template <typename T>
 int run(Options options, Device device) {
   const auto load_start = std::chrono::steady_clock::now();
@@ -519,6 +578,8 @@ int run(Options options, Device device) {
   };
 
   const std::size_t entries = std::size_t(A.rows) * k;
+  if constexpr (std::is_same_v<T, double>)
+    if (options.precision == "mixed") return run_mixed(options, device, A, b, description, load_ms);
   if (device == Device::cpu) {
     return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
       const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);

@@ -102,8 +102,8 @@ struct HostSteps {
 }  // namespace
 
 double SetupTimings::total_ms() const {
-  return strength_ms + aggregation_ms + tentative_ms + prolongator_ms + restriction_ms +
-         galerkin_ms + coarse_factor_ms;
+  return convert_ms + strength_ms + aggregation_ms + tentative_ms + prolongator_ms +
+         restriction_ms + galerkin_ms + coarse_factor_ms;
 }
 
 template <typename T>

@@ -32,6 +32,9 @@ struct LevelOf {
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
+  // A mixed-precision setup's rounding of the double matrix to float, done and
+  // timed by the caller before build_hierarchy (0 otherwise).
+  double convert_ms = 0;
   double total_ms() const;
 };
 

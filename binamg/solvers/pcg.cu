@@ -14,6 +14,7 @@
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/convert.hpp"
 #include "binamg/vector/vector_ops.hpp"
 
 namespace binamg {
@@ -53,20 +54,23 @@ struct CgScalars {
   T pq, rr, rz[2];
 };
 
-template <typename T>
-SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
-                const SolveOptions& options) {
-  validate_solve_inputs(h, b, x, options, "pcg");
+// CG on A (device vectors, ordered on `stream`), z = M r by precondition(r, z).
+// Right-hand sides are rescaled where their norms leave Range's safe span
+// (rhs_scaling.hpp): Range is the precision the preconditioner works in.
+template <typename Range, typename T, typename Precondition>
+SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
+                              Precondition& precondition, const DeviceBuffer<T>& b,
+                              DeviceBuffer<T>& x, const SolveOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const DeviceCsr<T>& A = h.matrix(0);
-  cudaStream_t stream = h.stream;
   const double b_norm = norm2(b, stream);
-  const std::vector<int> exponents = solver_detail::rhs_exponents<T>({b_norm});
+  const std::vector<int> exponents = solver_detail::rhs_exponents<Range>({b_norm});
   if (solver_detail::any_rescaled(exponents))
     return solver_detail::solve_rescaled<SolveResult>(
         exponents, [&](const std::vector<int>& down) { return scaled_copy(b, 1, down, stream); },
         [&](const std::vector<int>& by) { scale_in_place(x, 1, by, stream); },
-        [&](const DeviceBuffer<T>& scaled_b) { return pcg(h, scaled_b, x, options); });
+        [&](const DeviceBuffer<T>& scaled_b) {
+          return preconditioned_cg<Range>(A, stream, precondition, scaled_b, x, options);
+        });
   SolveMonitor monitor("pcg", options, b_norm, std::numeric_limits<T>::epsilon());
   if (monitor.zero_rhs()) {  // x = 0 solves it exactly
     BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * x.size(), stream));
@@ -91,7 +95,7 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   read_scalars();
   monitor.start(norm_of(host.rr));
   if (monitor.active()) {
-    vcycle_from_zero(h, r, z);
+    precondition(r, z);
     copy(z, p, stream);
     dot(r, z, &s->rz[0], scratch, stream);
     int slot = 0;  // rz[slot] = r'z of the current direction
@@ -106,7 +110,7 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
       monitor.require_positive(host.pq, "p'Ap", monitor.iterations() + 1);
       monitor.step(norm_of(host.rr));
       if (!monitor.active()) break;
-      vcycle_from_zero(h, r, z);
+      precondition(r, z);
       dot(r, z, &s->rz[1 - slot], scratch, stream);
       cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
       slot = 1 - slot;
@@ -116,6 +120,35 @@ SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuf
   const double true_norm = norm2(r, stream);
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   return monitor.finish(true_norm, milliseconds_since(start));
+}
+
+template <typename T>
+SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                const SolveOptions& options) {
+  validate_solve_inputs(h, b, x, options, "pcg");
+  auto cycle = [&](const DeviceBuffer<T>& r, DeviceBuffer<T>& z) { vcycle_from_zero(h, r, z); };
+  return preconditioned_cg<T>(h.matrix(0), h.stream, cycle, b, x, options);
+}
+
+SolveResult pcg(const DeviceHierarchy<float>& h, const DeviceCsr<double>& A,
+                const DeviceBuffer<double>& b, DeviceBuffer<double>& x,
+                const SolveOptions& options) {
+  const std::size_t n = A.rows;
+  require(A.rows == h.matrix(0).rows && A.cols == A.rows,
+          "pcg: the double matrix has " + std::to_string(A.rows) + " rows, the float hierarchy " +
+              std::to_string(h.matrix(0).rows));
+  require(b.size() == n && x.size() == n, "pcg: b and x must have " + std::to_string(n) +
+                                              " entries");
+  require_finite_entries(b, "pcg: b", 1, h.stream);
+  require_finite_entries(x, "pcg: x", 1, h.stream);
+  validate(options, "pcg");
+  DeviceBuffer<float> r_float(n, h.stream, "mixed pcg r"), z_float(n, h.stream, "mixed pcg z");
+  auto cycle = [&](const DeviceBuffer<double>& r, DeviceBuffer<double>& z) {
+    convert(r, r_float, h.stream);
+    vcycle_from_zero(h, r_float, z_float);
+    convert(z_float, z, h.stream);
+  };
+  return preconditioned_cg<float>(A, h.stream, cycle, b, x, options);
 }
 
 template <typename T>

@@ -28,12 +28,26 @@ template <typename T>
 BlockSolveResult pcg(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
                      index_t k, const SolveOptions& options = {});
 
+/// Mixed precision: CG in double on A, preconditioned by one V-cycle of a float
+/// hierarchy (built from A's values rounded to float): the residual is rounded
+/// to float for the cycle and the correction widened back. The iteration, its
+/// stopping test and the true residual are A's, in double, so the tolerance is
+/// reachable where a float solve stalls; the cycle moves half the bytes.
+SolveResult pcg(const Hierarchy<float>& h, const CsrMatrix<double>& A,
+                const std::vector<double>& b, std::vector<double>& x,
+                const SolveOptions& options = {});
+
 /// GPU twin: the same iteration on device vectors with the device V-cycle as
 /// preconditioner, bitwise the host-synchronised form of it. The scalars stay on
 /// the device (x and r are updated in one pass that also forms ‖r‖²); the host reads
 /// them back once per iteration to test convergence and breakdown.
 template <typename T>
 SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
+                const SolveOptions& options = {});
+
+/// GPU twin of the mixed-precision pcg() (A and the vectors on the device).
+SolveResult pcg(const DeviceHierarchy<float>& h, const DeviceCsr<double>& A,
+                const DeviceBuffer<double>& b, DeviceBuffer<double>& x,
                 const SolveOptions& options = {});
 
 /// GPU twin of the block CG: the block V-cycle as preconditioner, per-column

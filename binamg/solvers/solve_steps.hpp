@@ -4,6 +4,7 @@
 // them on their own).
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
@@ -31,6 +32,12 @@ template <typename T>
 void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                            const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
                            const char* who);
+
+/// Throws naming the first non-finite entry of x: `name[i]`, or `name[row, column]`
+/// for a block of k > 1 columns (a kernel and one read-back).
+template <typename T>
+void require_finite_entries(const DeviceBuffer<T>& x, const std::string& name, index_t k,
+                            cudaStream_t stream);
 
 // Two steps of the GPU cycle from a zero guess (bench_vcycle times them; sizes
 // are the caller's contract). Each is bitwise the pair of calls it

@@ -209,6 +209,12 @@ void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b
 }
 
 template <typename T>
+void require_finite_entries(const DeviceBuffer<T>& x, const std::string& name, index_t k,
+                            cudaStream_t stream) {
+  require_finite(x, name, k, stream);
+}
+
+template <typename T>
 void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
   require_fine_size(h, b, "b", "vcycle");
   require_fine_size(h, x, "x", "vcycle");
@@ -276,6 +282,8 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                 \
+  template void require_finite_entries<T>(const DeviceBuffer<T>&, const std::string&, index_t, \
+                                          cudaStream_t);                                     \
   template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
                                          const DeviceBuffer<T>&, const SolveOptions&,         \
                                          const char*);                                        \

@@ -113,4 +113,9 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
 template <typename T>
 DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
+/// Converts precision on the device (double → float for a mixed-precision
+/// hierarchy): the same pattern, each value rounded.
+template <typename To, typename From>
+DeviceCsr<To> convert_values(const DeviceCsr<From>& matrix, cudaStream_t stream = nullptr);
+
 }  // namespace binamg
