@@ -46,14 +46,13 @@ def _parameters(block_size, B, rows, options):
     return parameters
 
 
-def _csr_of(A):
+def _csr_of(A, dtype):
     if not sp.issparse(A):
         raise TypeError("A must be a scipy sparse matrix (for example scipy.sparse.csr_matrix(A))")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square, got {A.shape[0]} x {A.shape[1]}")
     if np.iscomplexobj(A.data if hasattr(A, "data") else np.zeros(0)):
         raise ValueError("A is complex: binamg solves real systems")
-    dtype = np.float32 if A.dtype == np.float32 else np.float64
     # Copied only where it must be: into CSR, to a real dtype, or to sort and sum
     # duplicates (the caller's matrix is left as it is).
     if A.format != "csr" or A.dtype != dtype:
@@ -87,8 +86,11 @@ class Level:
 class MultilevelSolver:
     """A smoothed-aggregation hierarchy built by smoothed_aggregation_solver()."""
 
-    def __init__(self, solver, dtype):
-        self._solver, self.dtype = solver, dtype
+    def __init__(self, solver, dtype, precision, mixed=None):
+        # _solver answers for the hierarchy; _solving solves (the mixed-precision
+        # solver holds the float hierarchy and the double matrix).
+        self._solver, self._solving, self.dtype = solver, mixed or solver, dtype
+        self.precision = precision
         self.levels = [Level(solver, i) for i in range(solver.num_levels)]
 
     @property
@@ -112,7 +114,7 @@ class MultilevelSolver:
         return self._solver.grid_complexity()
 
     def __repr__(self):
-        return (f"binamg MultilevelSolver on the {self.device}, {np.dtype(self.dtype).name}\n"
+        return (f"binamg MultilevelSolver on the {self.device}, {self.precision}\n"
                 + self._solver.describe())
 
     def _vector(self, b, name):
@@ -139,8 +141,8 @@ class MultilevelSolver:
             raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
         if accel not in ("cg", None):
             raise ValueError(f"accel must be 'cg' or None, got {accel!r}")
-        x, info = self._solver.solve(b, x0, float(tol), int(maxiter),
-                                     "cg" if accel == "cg" else "none")
+        x, info = self._solving.solve(b, x0, float(tol), int(maxiter),
+                                      "cg" if accel == "cg" else "none")
         if residuals is not None:
             first = b if b.ndim == 1 else b[:, 0]
             scale = float(np.linalg.norm(first.astype(np.float64)))
@@ -153,26 +155,35 @@ class MultilevelSolver:
         """One V-cycle from a zero guess as a scipy LinearOperator (for scipy's cg, gmres)."""
         n = self._solver.rows
         return LinearOperator((n, n), dtype=self.dtype,
-                              matvec=lambda b: self._solver.precondition(self._vector(b, "b")),
-                              matmat=lambda b: self._solver.precondition(self._vector(b, "b")))
+                              matvec=lambda b: self._solving.precondition(self._vector(b, "b")),
+                              matmat=lambda b: self._solving.precondition(self._vector(b, "b")))
 
 
-def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", **parameters):
+def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", precision=None,
+                                **parameters):
     """Builds a smoothed-aggregation hierarchy of the sparse matrix A.
 
     B: near-nullspace vectors (n x k; for elasticity the rigid-body modes), with
     block_size the unknowns per node (node-major). device: "auto" (the GPU when one
-    is usable), "gpu" or "cpu". Other keywords set AmgParameters' fields
-    (binamg.parameter_names), for example strength_threshold=0.25, smoother="jacobi".
-    float32 matrices get a float hierarchy, every other real type a double one.
+    is usable), "gpu" or "cpu". precision: "double", "float", or "mixed" (a float
+    hierarchy and V-cycle preconditioning CG in double on A; solve's accel must be
+    "cg"); by default float for a float32 matrix, double for any other real type.
+    Other keywords set AmgParameters' fields (binamg.parameter_names), for example
+    strength_threshold=0.25, smoother="jacobi".
     """
     if device not in ("auto", "cpu", "gpu"):
         raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}")
-    A = _csr_of(A)
+    if precision not in (None, "double", "float", "mixed"):
+        raise ValueError(f"precision must be 'double', 'float' or 'mixed', got {precision!r}")
+    if precision is None:
+        precision = "float" if getattr(A, "dtype", None) == np.float32 else "double"
+    A = _csr_of(A, np.float32 if precision == "float" else np.float64)
     options = _parameters(block_size, B, A.shape[0], parameters)
     on = ("gpu" if gpu_available() else "cpu") if device == "auto" else device
-    Solver = _binamg.Solver32 if A.dtype == np.float32 else _binamg.Solver64
-    solver = Solver(A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
-                    np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data),
-                    options, on)
-    return MultilevelSolver(solver, A.dtype.type)
+    arrays = (A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
+              np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data), options, on)
+    if precision == "mixed":
+        mixed = _binamg.MixedSolver(*arrays)
+        return MultilevelSolver(mixed.hierarchy, np.float64, precision, mixed)
+    Solver = _binamg.Solver32 if precision == "float" else _binamg.Solver64
+    return MultilevelSolver(Solver(*arrays), A.dtype.type, precision)

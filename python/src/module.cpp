@@ -148,6 +148,68 @@ void bind_solver(nb::module_& m, const char* name) {
       });
 }
 
+void bind_mixed_solver(nb::module_& m) {
+  using S = MixedSolver;
+  nb::class_<S>(m, "MixedSolver")
+      .def(
+          "__init__",
+          [](S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
+             const In<std::int32_t>& indices, const In<double>& data,
+             const AmgParameters& parameters, const std::string& device) {
+            require(indptr.ndim() == 1 && std::int64_t(indptr.size()) == std::int64_t(rows) + 1,
+                    "A's indptr must have rows + 1 = " + std::to_string(rows + 1) + " entries");
+            require(indices.ndim() == 1 && data.ndim() == 1 && indices.size() == data.size(),
+                    "A's indices and data must be 1-D arrays of the same length");
+            const Device on = parse_device(device);
+            require(on == Device::cpu || gpu_available(),
+                    "device='gpu' but no usable CUDA device was found");
+            nb::gil_scoped_release release;
+            new (self) S(csr_from<double>(rows, cols, indptr.data(), indices.data(), data.data(),
+                                          std::int64_t(data.size())),
+                         parameters, on);
+          },
+          "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "parameters"_a, "device"_a)
+      .def_prop_ro("hierarchy", &S::hierarchy, nb::rv_policy::reference_internal)
+      .def(
+          "solve",
+          [](const S& s, const In<double>& b, std::optional<In<double>> x0, double tol,
+             int maxiter, const std::string& accel) {
+            const index_t rows = s.hierarchy().rows();
+            require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
+            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
+            require(b.shape(0) == std::size_t(rows) && k >= 1,
+                    "b has " + std::to_string(b.shape(0)) + " rows but A has " +
+                        std::to_string(rows));
+            require(!x0 || x0->size() == b.size(), "x0 must have b's shape");
+            require(accel == "cg", "precision='mixed' preconditions CG: accel must be 'cg'");
+            require(maxiter >= 0, "maxiter must be >= 0");
+            std::vector<double> x(b.size());
+            std::vector<SolveResult> results;
+            {
+              nb::gil_scoped_release release;
+              results = s.solve(b.data(), x0 ? x0->data() : nullptr, x.data(), k,
+                                SolveOptions{tol, maxiter});
+            }
+            nb::list info;
+            for (const SolveResult& r : results) info.append(result_dict(r));
+            return nb::make_tuple(numpy_of(std::move(x), rows, k), info);
+          },
+          "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
+      .def("precondition", [](const S& s, const In<double>& b) {
+        const index_t rows = s.hierarchy().rows();
+        const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
+        require(b.shape(0) == std::size_t(rows), "the vector has " +
+                                                     std::to_string(b.shape(0)) +
+                                                     " rows but A has " + std::to_string(rows));
+        std::vector<double> rhs = vector_of(b), x;
+        {
+          nb::gil_scoped_release release;
+          s.precondition(rhs, x, k);
+        }
+        return numpy_of(std::move(x), rows, k);
+      });
+}
+
 }  // namespace
 }  // namespace binamg::python
 
@@ -211,4 +273,5 @@ NB_MODULE(_binamg, m) {
 
   binamg::python::bind_solver<double>(m, "Solver64");
   binamg::python::bind_solver<float>(m, "Solver32");
+  binamg::python::bind_mixed_solver(m);
 }

@@ -196,6 +196,41 @@ void Solver<T>::precondition(const std::vector<T>& b, std::vector<T>& x, index_t
   }
 }
 
+MixedSolver::MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device)
+    : A_(std::move(A)), rounded_(convert_values<float>(A_), parameters, device) {
+  if (device == Device::gpu) device_A_ = std::make_unique<DeviceCsr<double>>(to_device(A_));
+}
+
+std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, double* x,
+                                            index_t k, const SolveOptions& options) const {
+  const std::size_t rows = A_.rows;
+  std::vector<SolveResult> results;
+  for (index_t j = 0; j < k; ++j) {
+    std::vector<double> bj(rows), xj(rows, 0.0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      bj[i] = b[i * k + j];
+      if (x0) xj[i] = x0[i * k + j];
+    }
+    if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
+      DeviceBuffer<double> device_x = to_device(xj, h->stream);
+      results.push_back(pcg(*h, *device_A_, to_device(bj, h->stream), device_x, options));
+      xj = to_host(device_x);
+    } else {
+      results.push_back(pcg(*rounded_.host(), A_, bj, xj, options));
+    }
+    for (std::size_t i = 0; i < rows; ++i) x[i * k + j] = xj[i];
+  }
+  return results;
+}
+
+void MixedSolver::precondition(const std::vector<double>& b, std::vector<double>& x,
+                               index_t k) const {
+  const std::vector<float> rounded(b.begin(), b.end());
+  std::vector<float> z;
+  rounded_.precondition(rounded, z, k);
+  x.assign(z.begin(), z.end());
+}
+
 #define BINAMG_INSTANTIATE(T)                                                                  \
   template CsrMatrix<T> csr_from<T>(index_t, index_t, const std::int32_t*, const std::int32_t*, \
                                     const T*, std::int64_t);                                  \

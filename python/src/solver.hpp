@@ -44,11 +44,30 @@ class Solver {
   /// x = M b for the V-cycle preconditioner M (one cycle from zero), k columns.
   void precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const;
 
+  const Hierarchy<T>* host() const { return host_.get(); }
+  const DeviceHierarchy<T>* gpu() const { return gpu_.get(); }
+
  private:
   Device device_;
   index_t rows_ = 0;
   std::unique_ptr<Hierarchy<T>> host_;
   std::unique_ptr<DeviceHierarchy<T>> gpu_;
+};
+
+/// Mixed precision: a float hierarchy of A rounded to float, whose V-cycle
+/// preconditions CG in double on A itself (one right-hand side at a time).
+class MixedSolver {
+ public:
+  MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device);
+  const Solver<float>& hierarchy() const { return rounded_; }
+  std::vector<SolveResult> solve(const double* b, const double* x0, double* x, index_t k,
+                                 const SolveOptions& options) const;
+  void precondition(const std::vector<double>& b, std::vector<double>& x, index_t k) const;
+
+ private:
+  CsrMatrix<double> A_;
+  std::unique_ptr<DeviceCsr<double>> device_A_;
+  Solver<float> rounded_;
 };
 
 }  // namespace binamg::python

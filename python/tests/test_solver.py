@@ -196,3 +196,23 @@ def test_initial_guess_and_duplicate_entries(device):
     assert info["converged"] and true_residual(A, x, b) <= 1e-8
     _, again = ml.solve(b, x0=x, return_info=True)  # from the solution: nothing to do
     assert again["iterations"] <= 1 and again["converged"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mixed_precision_reaches_a_double_tolerance(device):
+    A = poisson2d(64)
+    b = np.ones(A.shape[0])
+    ml = binamg.smoothed_aggregation_solver(A, device=device, precision="mixed")
+    assert ml.precision == "mixed" and ml.levels[0].A.dtype == np.float32
+    x, info = ml.solve(b, tol=1e-11, return_info=True)
+    assert x.dtype == np.float64 and info["converged"]
+    assert true_residual(A, x, b) <= 1e-11
+    _, double = binamg.smoothed_aggregation_solver(A, device=device).solve(
+        b, tol=1e-11, return_info=True)
+    assert abs(info["iterations"] - double["iterations"]) <= 2
+    _, status = spla.cg(A, b, M=ml.aspreconditioner(), rtol=1e-10, maxiter=50)
+    assert status == 0
+    with pytest.raises(ValueError, match="accel must be 'cg'"):
+        ml.solve(b, accel=None)
+    with pytest.raises(ValueError, match="precision must be"):
+        binamg.smoothed_aggregation_solver(A, precision="half")
