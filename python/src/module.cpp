@@ -63,28 +63,82 @@ nb::dict result_dict(const SolveResult& r) {
   return d;
 }
 
+// A from the arrays of a scipy CSR matrix (checked, copied), and the device.
+template <typename T>
+CsrMatrix<T> matrix_of(index_t rows, index_t cols, const In<std::int32_t>& indptr,
+                       const In<std::int32_t>& indices, const In<T>& data) {
+  require(indptr.ndim() == 1 && std::int64_t(indptr.size()) == std::int64_t(rows) + 1,
+          "A's indptr must have rows + 1 = " + std::to_string(rows + 1) + " entries");
+  require(indices.ndim() == 1 && data.ndim() == 1 && indices.size() == data.size(),
+          "A's indices and data must be 1-D arrays of the same length");
+  return csr_from<T>(rows, cols, indptr.data(), indices.data(), data.data(),
+                     std::int64_t(data.size()));
+}
+
+Device device_of(const std::string& name) {
+  const Device device = parse_device(name);
+  require(device == Device::cpu || gpu_available(),
+          "device='gpu' but no usable CUDA device was found");
+  return device;
+}
+
+// __init__ of either solver: A's arrays checked and copied, the hierarchy built,
+// all without the GIL.
+template <typename S, typename T>
+void construct(S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
+               const In<std::int32_t>& indices, const In<T>& data,
+               const AmgParameters& parameters, const std::string& device) {
+  nb::gil_scoped_release release;
+  new (self) S(matrix_of(rows, cols, indptr, indices, data), parameters, device_of(device));
+}
+
+// The columns of b (a vector or an n x k block) of a matrix of `rows` rows.
+template <typename T>
+index_t columns_of(const In<T>& b, index_t rows) {
+  require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
+  const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
+  require(b.shape(0) == std::size_t(rows) && k >= 1,
+          "b has " + std::to_string(b.shape(0)) + " rows but A has " + std::to_string(rows));
+  return k;
+}
+
+// solve(b, x0, tol, maxiter, accel) of either solver: `run(b, x0, x, k, options)`
+// solves without the GIL; returns (x, [info per column]).
+template <typename T, typename Run>
+nb::tuple solve_with(index_t rows, const In<T>& b, const std::optional<In<T>>& x0, double tol,
+                     int maxiter, Run&& run) {
+  const index_t k = columns_of(b, rows);
+  require(!x0 || x0->size() == b.size(), "x0 must have b's shape");
+  require(maxiter >= 0, "maxiter must be >= 0");
+  std::vector<T> x(b.size());
+  std::vector<SolveResult> results;
+  {
+    nb::gil_scoped_release release;
+    results = run(b.data(), x0 ? x0->data() : nullptr, x.data(), k, SolveOptions{tol, maxiter});
+  }
+  nb::list info;
+  for (const SolveResult& r : results) info.append(result_dict(r));
+  return nb::make_tuple(numpy_of(std::move(x), rows, k), info);
+}
+
+// precondition(b) of either solver: x = M b by `apply(b, x, k)`, without the GIL.
+template <typename T, typename Apply>
+Out<T> precondition_with(index_t rows, const In<T>& b, Apply&& apply) {
+  const index_t k = columns_of(b, rows);
+  std::vector<T> rhs = vector_of(b), x;
+  {
+    nb::gil_scoped_release release;
+    apply(rhs, x, k);
+  }
+  return numpy_of(std::move(x), rows, k);
+}
+
 template <typename T>
 void bind_solver(nb::module_& m, const char* name) {
   using S = Solver<T>;
   nb::class_<S>(m, name)
-      .def(
-          "__init__",
-          [](S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
-             const In<std::int32_t>& indices, const In<T>& data, const AmgParameters& parameters,
-             const std::string& device) {
-            require(indptr.ndim() == 1 && std::int64_t(indptr.size()) == std::int64_t(rows) + 1,
-                    "A's indptr must have rows + 1 = " + std::to_string(rows + 1) + " entries");
-            require(indices.ndim() == 1 && data.ndim() == 1 && indices.size() == data.size(),
-                    "A's indices and data must be 1-D arrays of the same length");
-            const Device on = parse_device(device);
-            require(on == Device::cpu || gpu_available(),
-                    "device='gpu' but no usable CUDA device was found");
-            nb::gil_scoped_release release;
-            new (self) S(csr_from<T>(rows, cols, indptr.data(), indices.data(), data.data(),
-                                     std::int64_t(data.size())),
-                         parameters, on);
-          },
-          "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "parameters"_a, "device"_a)
+      .def("__init__", &construct<S, T>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+           "parameters"_a, "device"_a)
       .def_prop_ro("device", [](const S& s) { return std::string(device_name(s.device())); })
       .def_prop_ro("rows", &S::rows)
       .def_prop_ro("num_levels", &S::num_levels)
@@ -113,100 +167,43 @@ void bind_solver(nb::module_& m, const char* name) {
           "solve",
           [](const S& s, const In<T>& b, std::optional<In<T>> x0, double tol, int maxiter,
              const std::string& accel) {
-            require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
-            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
-            require(b.shape(0) == std::size_t(s.rows()) && k >= 1,
-                    "b has " + std::to_string(b.shape(0)) + " rows but A has " +
-                        std::to_string(s.rows()));
-            require(!x0 || x0->size() == b.size(), "x0 must have b's shape");
             require(accel == "cg" || accel == "none", "accel must be 'cg' or None");
-            require(maxiter >= 0, "maxiter must be >= 0");
-            std::vector<T> x(b.size());
-            std::vector<SolveResult> results;
-            {
-              nb::gil_scoped_release release;
-              results = s.solve(b.data(), x0 ? x0->data() : nullptr, x.data(), k,
-                                SolveOptions{tol, maxiter},
-                                accel == "cg" ? Accelerator::cg : Accelerator::none);
-            }
-            nb::list info;
-            for (const SolveResult& r : results) info.append(result_dict(r));
-            return nb::make_tuple(numpy_of(std::move(x), s.rows(), k), info);
+            const Accelerator how = accel == "cg" ? Accelerator::cg : Accelerator::none;
+            return solve_with(s.rows(), b, x0, tol, maxiter,
+                              [&](const T* rhs, const T* guess, T* x, index_t k,
+                                  const SolveOptions& options) {
+                                return s.solve(rhs, guess, x, k, options, how);
+                              });
           },
           "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
       .def("precondition", [](const S& s, const In<T>& b) {
-        const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
-        require(b.shape(0) == std::size_t(s.rows()),
-                "the vector has " + std::to_string(b.shape(0)) + " rows but A has " +
-                    std::to_string(s.rows()));
-        std::vector<T> rhs = vector_of(b), x;
-        {
-          nb::gil_scoped_release release;
-          s.precondition(rhs, x, k);
-        }
-        return numpy_of(std::move(x), s.rows(), k);
+        return precondition_with(s.rows(), b, [&](const std::vector<T>& rhs, std::vector<T>& x,
+                                                  index_t k) { s.precondition(rhs, x, k); });
       });
 }
 
 void bind_mixed_solver(nb::module_& m) {
   using S = MixedSolver;
   nb::class_<S>(m, "MixedSolver")
-      .def(
-          "__init__",
-          [](S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
-             const In<std::int32_t>& indices, const In<double>& data,
-             const AmgParameters& parameters, const std::string& device) {
-            require(indptr.ndim() == 1 && std::int64_t(indptr.size()) == std::int64_t(rows) + 1,
-                    "A's indptr must have rows + 1 = " + std::to_string(rows + 1) + " entries");
-            require(indices.ndim() == 1 && data.ndim() == 1 && indices.size() == data.size(),
-                    "A's indices and data must be 1-D arrays of the same length");
-            const Device on = parse_device(device);
-            require(on == Device::cpu || gpu_available(),
-                    "device='gpu' but no usable CUDA device was found");
-            nb::gil_scoped_release release;
-            new (self) S(csr_from<double>(rows, cols, indptr.data(), indices.data(), data.data(),
-                                          std::int64_t(data.size())),
-                         parameters, on);
-          },
-          "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "parameters"_a, "device"_a)
+      .def("__init__", &construct<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
+           "data"_a, "parameters"_a, "device"_a)
       .def_prop_ro("hierarchy", &S::hierarchy, nb::rv_policy::reference_internal)
       .def(
           "solve",
           [](const S& s, const In<double>& b, std::optional<In<double>> x0, double tol,
              int maxiter, const std::string& accel) {
-            const index_t rows = s.hierarchy().rows();
-            require(b.ndim() == 1 || b.ndim() == 2, "b must be a vector or an n x k block");
-            const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
-            require(b.shape(0) == std::size_t(rows) && k >= 1,
-                    "b has " + std::to_string(b.shape(0)) + " rows but A has " +
-                        std::to_string(rows));
-            require(!x0 || x0->size() == b.size(), "x0 must have b's shape");
             require(accel == "cg", "precision='mixed' preconditions CG: accel must be 'cg'");
-            require(maxiter >= 0, "maxiter must be >= 0");
-            std::vector<double> x(b.size());
-            std::vector<SolveResult> results;
-            {
-              nb::gil_scoped_release release;
-              results = s.solve(b.data(), x0 ? x0->data() : nullptr, x.data(), k,
-                                SolveOptions{tol, maxiter});
-            }
-            nb::list info;
-            for (const SolveResult& r : results) info.append(result_dict(r));
-            return nb::make_tuple(numpy_of(std::move(x), rows, k), info);
+            return solve_with(s.hierarchy().rows(), b, x0, tol, maxiter,
+                              [&](const double* rhs, const double* guess, double* x, index_t k,
+                                  const SolveOptions& options) {
+                                return s.solve(rhs, guess, x, k, options);
+                              });
           },
           "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
       .def("precondition", [](const S& s, const In<double>& b) {
-        const index_t rows = s.hierarchy().rows();
-        const index_t k = b.ndim() == 2 ? index_t(b.shape(1)) : 1;
-        require(b.shape(0) == std::size_t(rows), "the vector has " +
-                                                     std::to_string(b.shape(0)) +
-                                                     " rows but A has " + std::to_string(rows));
-        std::vector<double> rhs = vector_of(b), x;
-        {
-          nb::gil_scoped_release release;
-          s.precondition(rhs, x, k);
-        }
-        return numpy_of(std::move(x), rows, k);
+        return precondition_with(s.hierarchy().rows(), b,
+                                 [&](const std::vector<double>& rhs, std::vector<double>& x,
+                                     index_t k) { s.precondition(rhs, x, k); });
       });
 }
 

@@ -25,6 +25,7 @@
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/spgemm/spgemm.hpp"
 #include "binamg/spmv/spmm.hpp"
+#include "support/message_of.hpp"
 #include "support/same_matrix.hpp"
 
 namespace binamg {
@@ -41,14 +42,7 @@ std::vector<double> pseudo_random(std::size_t count, unsigned seed) {
   return values;
 }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidInput& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::message_of;
 
 TEST(NearNullspace, ConstantVectorIsTheScalarPath) {
   EXPECT_FALSE(is_system({}));

@@ -18,6 +18,7 @@
 #include "binamg/problems/model_problem.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "support/gpu.hpp"
+#include "support/message_of.hpp"
 #include "support/same_matrix.hpp"
 
 namespace binamg {
@@ -28,14 +29,7 @@ class NearNullspaceGpu : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(NearNullspaceGpu, Precisions);
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidInput& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::message_of;
 
 // The finest candidates uploaded and checked on the GPU: the host's vectors
 // and nodes, and the host's message for each bad input.
