@@ -35,3 +35,4 @@
 #include "binamg/problems/elasticity.hpp"
 #include "binamg/problems/model_problem.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "binamg/problems/scaled.hpp"

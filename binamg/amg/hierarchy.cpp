@@ -79,13 +79,22 @@ struct HostSteps {
   double spectral_radius(const Matrix& A, const Diagonal&, int iterations) {
     return spectral_radius_dinv_a(A, iterations);
   }
+  // The CPU reference forms every matrix whole, in a refresh too.
+  struct Kept {};
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& tentative,
-                              double omega) {
+                              double omega, Matrix*) {
     return binamg::smoothed_prolongator(A, tentative, omega);
   }
-  Matrix transpose(const Matrix& P) { return binamg::transpose(P); }
-  Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering) {
+  Matrix transpose(const Matrix& P, Matrix*, Kept*) { return binamg::transpose(P); }
+  Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,
+                  Matrix*, Kept*) {
     return galerkin_product(A, P, R, ordering);
+  }
+  void refill_values(Matrix& finest, const Matrix& A) {
+    setup_detail::require_same_shape(finest, A);
+    const index_t row = first_pattern_difference(finest, A);
+    if (row >= 0) throw InvalidInput(setup_detail::different_pattern(row));
+    finest.values = A.values;
   }
   double largest_diagonal(const Matrix& A, const Diagonal&) {
     double largest = 0;
@@ -119,6 +128,13 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
 }
 
 template <typename T>
+void refresh(Hierarchy<T>& h, const CsrMatrix<T>& A) {
+  validate(A, "refresh: A");
+  HostSteps<T> steps;
+  setup_detail::refresh_levels(steps, A, h, static_cast<std::vector<typename HostSteps<T>::Kept>*>(nullptr));
+}
+
+template <typename T>
 CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& h, index_t k) {
   return setup_detail::cycle_workspace_of<CycleWorkspace<T>>(
       h, k, [](std::size_t entries) { return std::vector<T>(entries); });
@@ -126,6 +142,7 @@ CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& h, index_t k) {
 
 #define BINAMG_INSTANTIATE(T)                                                  \
   template CycleWorkspace<T> cycle_workspace<T>(const Hierarchy<T>&, index_t); \
+  template void refresh<T>(Hierarchy<T>&, const CsrMatrix<T>&);                \
   template Hierarchy<T> build_hierarchy<T>(const CsrMatrix<T>&, const AmgParameters&);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

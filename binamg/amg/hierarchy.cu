@@ -15,6 +15,7 @@
 #include "binamg/amg/tentative.hpp"
 #include "binamg/amg/tentative_qr.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spgemm/spgemm.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 
@@ -109,13 +110,45 @@ struct DeviceSteps {
   double spectral_radius(const Matrix& A, const Diagonal& d, int iterations) {
     return spectral_radius_dinv_a(A, d.diagonal, iterations, stream);
   }
+  using Kept = DeviceRefreshProducts<T>;
+  // With `refill` (a refresh), the matrix's pattern is kept and only its
+  // values are recomputed: the SpGEMM's numeric pass, a gather for R.
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal& d, const Matrix& tentative,
-                              double omega) {
-    return recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream));
+                              double omega, Matrix* refill) {
+    if (refill == nullptr)
+      return recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream));
+    refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill, stream);
+    return std::move(*refill);
   }
-  Matrix transpose(const Matrix& P) { return recorded(binamg::transpose(P, stream)); }
-  Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering) {
-    return recorded(galerkin_product(A, P, R, ordering, stream));
+  Matrix transpose(const Matrix& P, Matrix* refill, Kept* kept) {
+    if (refill == nullptr) return recorded(binamg::transpose(P, stream));
+    if (kept->transpose_order.empty())
+      return recorded(binamg::transpose(P, stream, &kept->transpose_order));
+    transpose_values(P, kept->transpose_order, *refill, stream);
+    return std::move(*refill);
+  }
+  Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,
+                  Matrix* refill, Kept* kept) {
+    if (refill == nullptr) return recorded(galerkin_product(A, P, R, ordering, stream));
+    // The middle product: A·P, or R·A for ptap_left; the outer one multiplies it.
+    const bool right = ordering != GalerkinOrdering::ptap_left;
+    const Matrix& first = right ? A : R;
+    const Matrix& second = right ? P : A;
+    if (kept->middle.row_ptr.empty())
+      kept->middle = spgemm(first, second, stream);
+    else
+      spgemm_numeric(first, second, kept->middle, stream);
+    spgemm_numeric(right ? R : kept->middle, right ? kept->middle : P, *refill, stream);
+    return std::move(*refill);
+  }
+  void refill_values(Matrix& finest, const Matrix& A) {
+    require_consistent(A, "refresh: A");
+    setup_detail::require_same_shape(finest, A);
+    const index_t row = first_pattern_difference(finest, A, stream);
+    if (row >= 0) throw InvalidInput(setup_detail::different_pattern(row));
+    if (A.nnz() > 0)
+      BINAMG_CUDA_CHECK(cudaMemcpyAsync(finest.values.data(), A.values.data(),
+                                        sizeof(T) * A.nnz(), cudaMemcpyDeviceToDevice, stream));
   }
   double largest_diagonal(const Matrix&, const Diagonal& d) {
     return double(column_max_abs(d.diagonal, 1, stream)[0]);
@@ -145,6 +178,12 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
 }
 
 template <typename T>
+void refresh(DeviceHierarchy<T>& h, const DeviceCsr<T>& A) {
+  DeviceSteps<T> steps{h.stream};
+  setup_detail::refresh_levels(steps, A, h, &h.refresh_products);
+}
+
+template <typename T>
 DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) {
   DeviceCycleWorkspace<T> work = setup_detail::cycle_workspace_of<DeviceCycleWorkspace<T>>(
       h, k,
@@ -158,6 +197,7 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) 
 #define BINAMG_INSTANTIATE(T)                                                               \
   template DeviceHierarchy<T> build_hierarchy<T>(const DeviceCsr<T>&, const AmgParameters&, \
                                                  cudaStream_t);                             \
+  template void refresh<T>(DeviceHierarchy<T>&, const DeviceCsr<T>&);                       \
   template DeviceCycleWorkspace<T> cycle_workspace<T>(const DeviceHierarchy<T>&, index_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -19,6 +19,9 @@ template <typename Matrix, typename Vector>
 struct LevelOf {
   using value_type = typename Vector::value_type;
   Matrix A, P, R;  // R = Pᵀ explicitly
+  // The tentative prolongator P was smoothed from (its aggregates), kept for refresh().
+  Matrix tentative;
+  bool filtered = false;  // P was smoothed with A's filtered matrix, not A
   // The smoother's D⁻¹ and weight: 1/a_ii and jacobi_weight/ρ, or l1-Jacobi's
   // inverse l1 diagonal and 1 (AmgParameters::smoother).
   Vector inverse_diagonal;
@@ -29,6 +32,8 @@ struct LevelOf {
 /// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
 /// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is
 /// R = Pᵀ; galerkin_ms includes the check of the coarse matrix's diagonal.
+/// After refresh() they are the refresh's (strength, aggregation and tentative
+/// 0; prolongator_ms includes taking A's new values).
 struct SetupTimings {
   double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
@@ -105,6 +110,20 @@ Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& paramet
 template <typename T>
 CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& hierarchy, index_t k);
 
+/// Gives the hierarchy the values of A, a matrix with the sparsity pattern it
+/// was built for (time steps, Newton steps): strength, aggregates and the
+/// tentative prolongators are kept; ρ, the smoothed prolongators, R and every
+/// Galerkin product are recomputed and the coarsest matrix refactored, with
+/// the setup's own steps, so the result is build_hierarchy's with the
+/// aggregates held fixed, bit for bit. The levels, their sizes and the cycle's
+/// scratch stay; warnings about a singular coarsest matrix are renewed.
+/// Throws InvalidInput if A's shape or pattern differs (naming the first
+/// row that differs; build a new hierarchy for a new pattern) and as
+/// build_hierarchy does on what the new values break (a zero diagonal, no
+/// usable ρ). After a throw the hierarchy must not be used.
+template <typename T>
+void refresh(Hierarchy<T>& hierarchy, const CsrMatrix<T>& A);
+
 // ---- The GPU hierarchy: every level built and kept on the device. ----
 
 template <typename T>
@@ -120,11 +139,22 @@ struct DeviceCycleWorkspace {
   DeviceBuffer<T> column_partials;
 };
 
+/// What a GPU refresh keeps of a level for the next one (the first refresh
+/// fills it): the middle product of the Galerkin triple (A·P; R·A for
+/// ptap_left) and, per entry of R, the entry of P it is, so that a later
+/// refresh reruns only the SpGEMMs' numeric passes and a gather for R.
+template <typename T>
+struct DeviceRefreshProducts {
+  DeviceCsr<T> middle;
+  DeviceBuffer<index_t> transpose_order;
+};
+
 template <typename T>
 class DeviceHierarchy : public HierarchyOf<DeviceLevel<T>, DeviceCsr<T>, DeviceCoarseSolver<T>,
                                            DeviceCycleWorkspace<T>> {
  public:
   cudaStream_t stream = nullptr;  // every setup and cycle operation is ordered on it
+  std::vector<DeviceRefreshProducts<T>> refresh_products;  // empty until the first refresh
 };
 
 /// The GPU setup: the CPU build_hierarchy's algorithm and stopping rules, level
@@ -138,5 +168,17 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
 /// Device cycle scratch for k right-hand sides, as cycle_workspace(Hierarchy).
 template <typename T>
 DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& hierarchy, index_t k);
+
+/// The GPU refresh, as refresh(Hierarchy): the same values as the CPU's to
+/// rounding, and a setup's with the aggregates held fixed, bit for bit. The
+/// first refresh keeps each level's middle Galerkin product and R's gather
+/// order (memory about A's again; DeviceHierarchy::refresh_products); every
+/// refresh refills P, R and the coarser matrices in place with the SpGEMM's
+/// numeric pass (spgemm_numeric), the first one forming the middle products
+/// whole. A level whose prolongator is smoothed with a filtered matrix (whose
+/// pattern follows the values) is formed whole every time. A must satisfy
+/// CsrMatrix's invariants (upload a validate()d matrix).
+template <typename T>
+void refresh(DeviceHierarchy<T>& hierarchy, const DeviceCsr<T>& A);
 
 }  // namespace binamg

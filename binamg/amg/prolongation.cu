@@ -35,25 +35,10 @@ __global__ void jacobi_smooth_rows(index_t rows, const index_t* t_ptr, const ind
   if (t != t_end) atomicMin(first_bad, row);
 }
 
-}  // namespace
-
+// P's values, A·T on entry, become T − ω D⁻¹(A·T) (jacobi_smooth_rows).
 template <typename T>
-DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& tentative,
-                                  double omega, cudaStream_t stream) {
-  inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
-  return smoothed_prolongator(A, diagonal(A, stream), tentative, omega, stream);
-}
-
-template <typename T>
-DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
-                                  const DeviceCsr<T>& tentative, double omega,
-                                  cudaStream_t stream) {
-  require(tentative.rows == A.rows,
-          "smoothed_prolongator: the tentative prolongator has " +
-              std::to_string(tentative.rows) + " rows, A has " + std::to_string(A.rows));
-  require(diag.size() == static_cast<std::size_t>(A.rows),
-          "smoothed_prolongator: the diagonal does not match A's rows");
-  DeviceCsr<T> P = spgemm(A, tentative, stream);
+void jacobi_smooth(const DeviceCsr<T>& tentative, const DeviceBuffer<T>& diag, double omega,
+                   DeviceCsr<T>& P, cudaStream_t stream) {
   const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
   if (P.rows > 0) {
     jacobi_smooth_rows<<<blocks_for(P.rows, prolongator_threads), prolongator_threads, 0,
@@ -67,14 +52,54 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& 
   if (bad != INT_MAX)
     throw InvalidInput("smoothed_prolongator: row " + std::to_string(bad) +
                        " of the tentative prolongator has an entry outside the pattern of A*T");
+}
+
+template <typename T>
+void require_prolongator_operands(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                                  const DeviceCsr<T>& tentative) {
+  require(tentative.rows == A.rows,
+          "smoothed_prolongator: the tentative prolongator has " +
+              std::to_string(tentative.rows) + " rows, A has " + std::to_string(A.rows));
+  require(diag.size() == static_cast<std::size_t>(A.rows),
+          "smoothed_prolongator: the diagonal does not match A's rows");
+}
+
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& tentative,
+                                  double omega, cudaStream_t stream) {
+  inverse_diagonal(A, stream);  // throws unless square with a nonzero diagonal
+  return smoothed_prolongator(A, diagonal(A, stream), tentative, omega, stream);
+}
+
+template <typename T>
+DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                                  const DeviceCsr<T>& tentative, double omega,
+                                  cudaStream_t stream) {
+  require_prolongator_operands(A, diag, tentative);
+  DeviceCsr<T> P = spgemm(A, tentative, stream);
+  jacobi_smooth(tentative, diag, omega, P, stream);
   return P;
+}
+
+template <typename T>
+void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
+                                 const DeviceCsr<T>& tentative, double omega, DeviceCsr<T>& P,
+                                 cudaStream_t stream) {
+  require_prolongator_operands(A, diag, tentative);
+  spgemm_numeric(A, tentative, P, stream);
+  jacobi_smooth(tentative, diag, omega, P, stream);
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                 \
   template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceCsr<T>&,     \
                                                 double, cudaStream_t);                        \
   template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,  \
-                                                const DeviceCsr<T>&, double, cudaStream_t);
+                                                const DeviceCsr<T>&, double, cudaStream_t); \
+  template void refill_smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,    \
+                                               const DeviceCsr<T>&, double, DeviceCsr<T>&,     \
+                                               cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -26,4 +26,13 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& 
                                   const DeviceCsr<T>& tentative, double omega,
                                   cudaStream_t stream = nullptr);
 
+/// The same into P, a prolongator formed before from A's and the tentative
+/// prolongator's patterns: its values are recomputed on its pattern (the
+/// SpGEMM's numeric pass), bit for bit what smoothed_prolongator gives.
+/// Throws InvalidInput if the patterns no longer give P's.
+template <typename T>
+void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
+                                 const DeviceCsr<T>& tentative, double omega, DeviceCsr<T>& P,
+                                 cudaStream_t stream = nullptr);
+
 }  // namespace binamg

@@ -22,18 +22,28 @@
 //   SystemTentative tentative_qr(const Aggregates&, const Candidates&)  .P and .coarse
 //   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
 //   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
-//                               double omega)
-//   Matrix transpose(const Matrix& P)
-//   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering)
+//                               double omega, Matrix* refill)
+//   Matrix transpose(const Matrix& P, Matrix* refill, Kept*)
+//   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering,
+//                   Matrix* refill, Kept*)
+//                                                   with `refill` (a refresh), the matrix
+//                                                   to give new values on its pattern, which
+//                                                   the result keeps; `Kept` is what the
+//                                                   device keeps of a level between
+//                                                   refreshes (Refill, below)
+//   void refill_values(Matrix& finest, const Matrix& A)   A's values into `finest`, the
+//                                                   same pattern (else throws, naming a row)
 //   double largest_diagonal(const Matrix& A, const Diagonal&)   max |a_ii|
 //   Vector inverse_l1_diagonal(const Matrix& A)     l1-Jacobi's (smoothers/jacobi.hpp)
 //   void factor(CoarseSolver&, const Matrix& coarsest, double scale)
 //   Clock clock()                                   .lap(total) adds the time since the
 //                                                   last lap, the device's work included
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/core/error.hpp"
@@ -62,6 +72,136 @@ inline std::string stall_reason(std::size_t level, index_t rows, index_t aggrega
   return reason + ")";
 }
 
+/// Throws unless a refresh's A has the shape of the hierarchy's finest matrix.
+template <typename Matrix>
+void require_same_shape(const Matrix& finest, const Matrix& A) {
+  require(A.rows == finest.rows && A.cols == finest.cols,
+          "refresh: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
+              ", the hierarchy was built for " + std::to_string(finest.rows) + " x " +
+              std::to_string(finest.cols) + " (build a new hierarchy for another matrix)");
+}
+
+/// The message of a refresh whose A has another pattern, from `row` on.
+inline std::string different_pattern(index_t row) {
+  return "refresh: A's sparsity pattern differs from the one the hierarchy was built for, "
+         "first in row " +
+         std::to_string(row) + " (build a new hierarchy for a new pattern)";
+}
+
+/// θ of level `index`: the scalar or the system threshold, decayed per level.
+inline double level_theta(const AmgParameters& parameters, bool system, std::size_t index) {
+  return (system ? parameters.system_strength_threshold : parameters.strength_threshold) *
+         std::pow(parameters.strength_decay, double(index));
+}
+
+/// A refresh's matrices to refill in place (all null in a setup): the level's
+/// P and R, the next level's matrix, and what the device keeps between
+/// refreshes to skip the symbolic passes (Steps::Kept).
+template <typename Matrix, typename Kept>
+struct Refill {
+  Matrix* P = nullptr;
+  Matrix* R = nullptr;
+  Matrix* coarser = nullptr;
+  Kept* kept = nullptr;
+};
+
+/// The next level's matrix and its diagonal.
+template <typename Steps>
+struct Coarser {
+  typename Steps::Matrix A;
+  typename Steps::Diagonal diagonal;
+};
+
+/// The numeric half of level `index`, shared by the setup and the refresh so
+/// that a refresh is a setup with the aggregates held fixed: from the level's
+/// matrix `current` (its `diagonal`) and level.tentative, the smoother's
+/// weight and diagonal, P, R and the Galerkin matrix of the next level, which
+/// it returns with its diagonal (checked). Charges its phases to `timings`;
+/// `who` begins its messages.
+template <typename Steps, typename LevelType>
+Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool system,
+                          std::size_t index, const typename Steps::Matrix& current,
+                          const typename Steps::Diagonal& diagonal, LevelType& level,
+                          SetupTimings& timings,
+                          Refill<typename Steps::Matrix, typename Steps::Kept> refill,
+                          const std::string& who) {
+  using T = typename LevelType::value_type;
+  auto clock = steps.clock();
+  const std::string level_name = who + ": level " + std::to_string(index);
+  level.spectral_radius =
+      steps.spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
+  require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
+          level_name + " has no usable estimate of rho(D^-1 A)");
+  level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
+  if (parameters.smoother == SmootherKind::l1_jacobi) {
+    // The prolongator still smooths with A's diagonal (`diagonal`, below).
+    level.inverse_diagonal = steps.inverse_l1_diagonal(current);
+    level.jacobi_weight = T(1);
+  }
+  // Smoothing the prolongator with the filtered matrix: its own diagonal
+  // and spectral radius, while the smoother keeps A's. Without a weak entry
+  // the filtered matrix is A itself, and A serves with its ρ: on the
+  // Poisson stencils at the default θ that is every level. A system
+  // smooths with A: its strength is judged per node, not per entry.
+  const double theta = level_theta(parameters, system, index);
+  const StrengthMeasure measure = parameters.strength_measure;
+  const bool filter = !system && theta > 0 && int(index) < parameters.filtered_levels &&
+                      steps.weak_entries(current, theta, measure) > 0;
+  // A filtered matrix's pattern follows its values, and P's and the coarser
+  // patterns with it: such a level (now or before) is formed afresh.
+  if (filter || level.filtered) {
+    if (refill.kept != nullptr) *refill.kept = {};
+    refill = {};
+  }
+  level.filtered = filter;
+  if (filter) {
+    const typename Steps::Matrix filtered = steps.filtered(current, theta, measure);
+    const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
+    const double rho =
+        steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);
+    require(rho > 0 && std::isfinite(rho),
+            level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
+    level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, level.tentative,
+                                         parameters.prolongator_weight / rho, nullptr);
+  } else {
+    level.P = steps.smoothed_prolongator(current, diagonal, level.tentative,
+                                         parameters.prolongator_weight / level.spectral_radius,
+                                         refill.P);
+  }
+  clock.lap(timings.prolongator_ms);
+  level.R = steps.transpose(level.P, refill.R, refill.kept);
+  clock.lap(timings.restriction_ms);
+  Coarser<Steps> coarser{steps.galerkin(current, level.P, level.R, parameters.ordering,
+                                         refill.coarser, refill.kept),
+                          {}};
+  // A Galerkin matrix of an SPD matrix keeps a positive diagonal; a
+  // nonsymmetric input may lose it, and the next smoother would divide by zero.
+  coarser.diagonal =
+      steps.diagonal(coarser.A, who + ": Galerkin matrix of level " + std::to_string(index + 1));
+  clock.lap(timings.galerkin_ms);
+  return coarser;
+}
+
+/// The warning of a coarsest matrix with a null space of dimension `nullity`.
+inline std::string singular_coarse_warning(index_t nullity) {
+  return "the coarsest matrix is singular (a null space of dimension " + std::to_string(nullity) +
+         ", solved by its pseudo-inverse): A x = b has a solution only when b is orthogonal "
+         "to A's null space (for a pure-Neumann Laplacian: when the entries of b sum to 0)";
+}
+
+/// Factors h's coarsest matrix `coarsest` (scale: the finest level's largest
+/// |a_ii|, against which the coarse solve judges rank; CoarseSolver::factor),
+/// keeps it and warns if it is singular.
+template <typename Steps, typename HierarchyType>
+void factor_coarsest(Steps& steps, typename Steps::Matrix coarsest, double scale,
+                     HierarchyType& h) {
+  auto clock = steps.clock();
+  steps.factor(h.coarse, coarsest, scale);
+  h.coarse_matrix = std::move(coarsest);
+  clock.lap(h.timings.coarse_factor_ms);
+  if (h.coarse.nullity() > 0) h.warnings.push_back(singular_coarse_warning(h.coarse.nullity()));
+}
+
 /// Builds h's levels from A with `steps` (see above): strength → aggregation
 /// → tentative → smoothed P → R = Pᵀ → Galerkin, level after level, until a
 /// level has at most max_coarse_rows rows, max_levels is reached or the
@@ -71,7 +211,6 @@ template <typename Steps, typename HierarchyType>
 void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& h) {
   using Matrix = typename Steps::Matrix;
   using LevelType = typename decltype(h.levels)::value_type;
-  using T = typename LevelType::value_type;
   const AmgParameters& parameters = h.parameters;
   require(A.rows == A.cols && A.rows > 0, "build_hierarchy: A must be square and non-empty, got " +
                                               std::to_string(A.rows) + " x " +
@@ -80,8 +219,6 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   // Each level's diagonal is extracted and inverted (and so checked) once:
   // the ρ estimate and the prolongator divide by it, the smoother keeps the inverse.
   auto diagonal = steps.diagonal(current, "build_hierarchy: A");
-  // The coarse solve judges rank against the scale the Galerkin products were
-  // formed at (CoarseSolver::factor).
   const double scale = steps.largest_diagonal(current, diagonal);
   // How many finest nodes each node of `current` stands for (empty on the
   // finest level: all 1): the tentative prolongator keeps the finest level's
@@ -109,9 +246,7 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       break;
     }
     auto clock = steps.clock();
-    const double theta =
-        (system ? parameters.system_strength_threshold : parameters.strength_threshold) *
-        std::pow(parameters.strength_decay, double(h.levels.size()));
+    const double theta = level_theta(parameters, system, h.levels.size());
     // S is the graph of the nodes: of the rows, or of a system's nodes.
     const StrengthMeasure measure = parameters.strength_measure;
     const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta, measure)
@@ -125,64 +260,25 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
                              system ? "nodes" : "rows");
       break;
     }
-    Matrix tentative;
+    LevelType level;
     if (system) {
       auto qr = steps.tentative_qr(steps.unknown_aggregates(aggregates, candidates), candidates);
-      tentative = std::move(qr.P);
+      level.tentative = std::move(qr.P);
       candidates = std::move(qr.coarse);
     } else {
       auto constant = steps.tentative(aggregates, weights);
-      tentative = std::move(constant.P);
+      level.tentative = std::move(constant.P);
       weights = std::move(constant.coarse_weights);
     }
     clock.lap(h.timings.tentative_ms);
-
-    const std::string level_name = "build_hierarchy: level " + std::to_string(h.levels.size());
-    LevelType level;
-    level.spectral_radius =
-        steps.spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
-    require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
-            level_name + " has no usable estimate of rho(D^-1 A)");
-    level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
-    if (parameters.smoother == SmootherKind::l1_jacobi) {
-      // The prolongator still smooths with A's diagonal (`diagonal`, below).
-      level.inverse_diagonal = steps.inverse_l1_diagonal(current);
-      level.jacobi_weight = T(1);
-    }
-    // Smoothing the prolongator with the filtered matrix: its own diagonal
-    // and spectral radius, while the smoother keeps A's. Without a weak entry
-    // the filtered matrix is A itself, and A serves with its ρ: on the
-    // Poisson stencils at the default θ that is every level. A system
-    // smooths with A: its strength is judged per node, not per entry.
-    if (!system && theta > 0 && int(h.levels.size()) < parameters.filtered_levels &&
-        steps.weak_entries(current, theta, measure) > 0) {
-      const Matrix filtered = steps.filtered(current, theta, measure);
-      const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
-      const double rho =
-          steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);
-      require(rho > 0 && std::isfinite(rho),
-              level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
-      level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, tentative,
-                                           parameters.prolongator_weight / rho);
-    } else {
-      level.P = steps.smoothed_prolongator(current, diagonal, tentative,
-                                           parameters.prolongator_weight / level.spectral_radius);
-    }
-    clock.lap(h.timings.prolongator_ms);
-    level.R = steps.transpose(level.P);
-    clock.lap(h.timings.restriction_ms);
-    Matrix coarser = steps.galerkin(current, level.P, level.R, parameters.ordering);
-    // A Galerkin matrix of an SPD matrix keeps a positive diagonal; a
-    // nonsymmetric input may lose it, and the next smoother would divide by zero.
-    auto coarser_diagonal = steps.diagonal(coarser, "build_hierarchy: Galerkin matrix of level " +
-                                                        std::to_string(h.levels.size() + 1));
-    clock.lap(h.timings.galerkin_ms);
+    auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal,
+                              level, h.timings, {}, "build_hierarchy");
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);
     h.levels.push_back(std::move(level));
-    current = std::move(coarser);
-    diagonal = std::move(coarser_diagonal);
+    current = std::move(coarser.A);
+    diagonal = std::move(coarser.diagonal);
   }
   if (!stopped.empty()) {
     const std::string what = stopped + ", leaving " + std::to_string(current.rows) +
@@ -195,16 +291,48 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
                 "anyway)");
     h.warnings.push_back(what + "; it is factored directly");
   }
+  factor_coarsest(steps, std::move(current), scale, h);
+}
+
+/// Gives h the values of A, a matrix of the pattern h was built for, keeping
+/// every level's tentative prolongator (and so its aggregates): the numeric
+/// half of build_levels (form_level) level after level, then the coarse
+/// factorisation. `kept` (null on the host) holds, per level, what the device
+/// keeps between refreshes. h.timings become the refresh's.
+template <typename Steps, typename HierarchyType>
+void refresh_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& h,
+                    std::vector<typename Steps::Kept>* kept) {
+  using Matrix = typename Steps::Matrix;
+  const AmgParameters& parameters = h.parameters;
+  const bool system = is_system(parameters.near_nullspace);
+  h.timings = {};
+  if (h.coarse.nullity() > 0) {
+    const std::string old = singular_coarse_warning(h.coarse.nullity());
+    h.warnings.erase(std::remove(h.warnings.begin(), h.warnings.end(), old), h.warnings.end());
+  }
+  if (kept != nullptr) kept->resize(h.levels.size());
+  Matrix& finest = h.levels.empty() ? h.coarse_matrix : h.levels[0].A;
   auto clock = steps.clock();
-  steps.factor(h.coarse, current, scale);
-  h.coarse_matrix = std::move(current);
-  clock.lap(h.timings.coarse_factor_ms);
-  if (h.coarse.nullity() > 0)
-    h.warnings.push_back(
-        "the coarsest matrix is singular (a null space of dimension " +
-        std::to_string(h.coarse.nullity()) +
-        ", solved by its pseudo-inverse): A x = b has a solution only when b is orthogonal "
-        "to A's null space (for a pure-Neumann Laplacian: when the entries of b sum to 0)");
+  steps.refill_values(finest, A);
+  Matrix current = std::move(finest);
+  auto diagonal = steps.diagonal(current, "refresh: A");
+  const double scale = steps.largest_diagonal(current, diagonal);
+  // Taking the new values is charged to the first phase a refresh has.
+  clock.lap(h.timings.prolongator_ms);
+  for (std::size_t l = 0; l < h.levels.size(); ++l) {
+    auto& level = h.levels[l];
+    Matrix& next = l + 1 < h.levels.size() ? h.levels[l + 1].A : h.coarse_matrix;
+    auto coarser =
+        form_level(steps, parameters, system, l, current, diagonal, level, h.timings,
+                   {&level.P, &level.R, &next, kept != nullptr ? &(*kept)[l] : nullptr},
+                   "refresh");
+    if (parameters.smoother != SmootherKind::l1_jacobi)
+      level.inverse_diagonal = std::move(diagonal.inverse);
+    level.A = std::move(current);
+    current = std::move(coarser.A);
+    diagonal = std::move(coarser.diagonal);
+  }
+  factor_coarsest(steps, std::move(current), scale, h);
 }
 
 /// The cycle's scratch for k right-hand sides: per level, rows × k entries of

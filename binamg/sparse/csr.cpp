@@ -143,6 +143,18 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
   return largest;
 }
 
+template <typename T>
+index_t first_pattern_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b) {
+  for (index_t row = 0; row < a.rows; ++row) {
+    const index_t length = a.row_length(row);
+    if (length != b.row_length(row) ||
+        !std::equal(a.col_idx.begin() + a.row_ptr[row], a.col_idx.begin() + a.row_ptr[row + 1],
+                    b.col_idx.begin() + b.row_ptr[row]))
+      return row;
+  }
+  return -1;
+}
+
 #define BINAMG_INSTANTIATE(T)                                                      \
   template CsrMatrix<T> zero_matrix<T>(index_t, index_t);                          \
   template void allocate_rows<T>(CsrMatrix<T>&, const std::vector<std::int64_t>&,  \
@@ -152,6 +164,7 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
   template void require_square_with_diagonal<T>(const CsrMatrix<T>&, const std::string&); \
   template std::string unusable_diagonal_reason<T>(T);                                     \
   template std::vector<T> diagonal<T>(const CsrMatrix<T>&);                        \
+  template index_t first_pattern_difference<T>(const CsrMatrix<T>&, const CsrMatrix<T>&); \
   template double max_relative_difference<T>(const CsrMatrix<T>&, const CsrMatrix<T>&,   \
                                              const std::string&, const CsrMatrix<double>*);
 BINAMG_INSTANTIATE(float)

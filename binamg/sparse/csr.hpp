@@ -58,6 +58,11 @@ std::string unusable_diagonal_reason(T value);
 template <typename T>
 std::vector<T> diagonal(const CsrMatrix<T>& matrix);
 
+/// The first row in which a's and b's patterns differ (its length or a
+/// column), or -1 where they are the same; a and b have the same rows.
+template <typename T>
+index_t first_pattern_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b);
+
 /// Largest entrywise |a - b| / max(|a|, |b|, scale) of two matrices with the
 /// same sparsity pattern (0 where that is 0), e.g. one product computed in two
 /// orders. `scale`, when given, has the same pattern and holds each entry's

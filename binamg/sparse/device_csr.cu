@@ -26,6 +26,18 @@ __global__ void longest_row(index_t rows, const index_t* row_ptr, index_t* longe
   if (row < rows) atomicMax(longest, row_ptr[row + 1] - row_ptr[row]);
 }
 
+// *first = min(*first, each row whose length or columns differ).
+__global__ void pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
+                                   const index_t* b_ptr, const index_t* b_col, index_t* first) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const index_t a_begin = a_ptr[row], length = a_ptr[row + 1] - a_begin;
+  const index_t b_begin = b_ptr[row];
+  bool differs = length != b_ptr[row + 1] - b_begin;
+  for (index_t k = 0; k < length && !differs; ++k) differs = a_col[a_begin + k] != b_col[b_begin + k];
+  if (differs) atomicMin(first, row);
+}
+
 }  // namespace
 
 index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream) {
@@ -37,6 +49,19 @@ index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream
     BINAMG_CHECK_LAUNCH();
   }
   return to_host(longest)[0];
+}
+
+index_t first_pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
+                                 const index_t* b_ptr, const index_t* b_col,
+                                 cudaStream_t stream) {
+  DeviceBuffer<index_t> first = to_device(std::vector<index_t>{rows}, stream);
+  if (rows > 0) {
+    pattern_difference<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        rows, a_ptr, a_col, b_ptr, b_col, first.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  const index_t row = to_host(first)[0];
+  return row == rows ? -1 : row;
 }
 
 template <typename T>

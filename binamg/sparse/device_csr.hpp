@@ -109,6 +109,20 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
   return max_row_length(A.rows, A.row_ptr.data(), stream);
 }
 
+/// The first row in which two device patterns of `rows` rows differ (its
+/// length or a column), or -1; synchronizes `stream`.
+index_t first_pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
+                                 const index_t* b_ptr, const index_t* b_col,
+                                 cudaStream_t stream = nullptr);
+
+/// The same for matrices of the same rows: first_pattern_difference(CsrMatrix)'s row.
+template <typename T>
+index_t first_pattern_difference(const DeviceCsr<T>& a, const DeviceCsr<T>& b,
+                                 cudaStream_t stream = nullptr) {
+  return first_pattern_difference(a.rows, a.row_ptr.data(), a.col_idx.data(), b.row_ptr.data(),
+                                  b.col_idx.data(), stream);
+}
+
 /// The diagonal as a device vector (zero where a row has no diagonal entry).
 template <typename T>
 DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);

@@ -41,10 +41,24 @@ __global__ void gather_entries(index_t nnz, const index_t* source_entry, const i
   values_t[k] = values[entry];
 }
 
+// One thread per entry of Aᵀ: its value from A's entry source_entry[k].
+template <typename T>
+__global__ void gather_values(index_t nnz, const index_t* source_entry, const T* values,
+                              T* values_t) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < nnz) values_t[k] = values[source_entry[k]];
+}
+
 }  // namespace
 
 template <typename T>
 DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
+  return transpose(A, stream, nullptr);
+}
+
+template <typename T>
+DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream,
+                       DeviceBuffer<index_t>* source_entries) {
   DeviceCsr<T> At;
   At.rows = A.cols;
   At.cols = A.rows;
@@ -80,10 +94,33 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream) {
                              transpose_threads, 0, stream>>>(A.nnz(), A.cols, sorted_cols.data(),
                                                              At.row_ptr.data());
   BINAMG_CHECK_LAUNCH();
+  if (source_entries != nullptr) *source_entries = std::move(sorted_entry);
   return At;
 }
 
-template DeviceCsr<float> transpose<float>(const DeviceCsr<float>&, cudaStream_t);
-template DeviceCsr<double> transpose<double>(const DeviceCsr<double>&, cudaStream_t);
+template <typename T>
+void transpose_values(const DeviceCsr<T>& A, const DeviceBuffer<index_t>& source_entries,
+                      DeviceCsr<T>& At, cudaStream_t stream) {
+  require(At.rows == A.cols && At.cols == A.rows && At.nnz() == A.nnz() &&
+              source_entries.size() == std::size_t(A.nnz()),
+          "transpose_values: the transpose (" + std::to_string(At.rows) + " x " +
+              std::to_string(At.cols) + ", nnz " + std::to_string(At.nnz()) +
+              ") or its gather order (" + std::to_string(source_entries.size()) +
+              " entries) is not of A (" + std::to_string(A.rows) + " x " +
+              std::to_string(A.cols) + ", nnz " + std::to_string(A.nnz()) + ")");
+  if (A.nnz() == 0) return;
+  gather_values<<<blocks_for(A.nnz(), transpose_threads), transpose_threads, 0, stream>>>(
+      A.nnz(), source_entries.data(), A.values.data(), At.values.data());
+  BINAMG_CHECK_LAUNCH();
+}
+
+#define BINAMG_INSTANTIATE(T)                                                                \
+  template DeviceCsr<T> transpose<T>(const DeviceCsr<T>&, cudaStream_t);                     \
+  template DeviceCsr<T> transpose<T>(const DeviceCsr<T>&, cudaStream_t, DeviceBuffer<index_t>*); \
+  template void transpose_values<T>(const DeviceCsr<T>&, const DeviceBuffer<index_t>&,         \
+                                    DeviceCsr<T>&, cudaStream_t);
+BINAMG_INSTANTIATE(float)
+BINAMG_INSTANTIATE(double)
+#undef BINAMG_INSTANTIATE
 
 }  // namespace binamg

@@ -13,4 +13,17 @@ CsrMatrix<T> transpose(const CsrMatrix<T>& A);
 template <typename T>
 DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
+/// The same, and with `source_entries`, for each entry of Aᵀ the index of the
+/// entry of A it is (the order transpose_values gathers in).
+template <typename T>
+DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream,
+                       DeviceBuffer<index_t>* source_entries);
+
+/// New values of A into At, a transpose formed before from A's pattern with
+/// its `source_entries`: At.values[k] = A.values[source_entries[k]]. Throws
+/// InvalidInput if the sizes disagree.
+template <typename T>
+void transpose_values(const DeviceCsr<T>& A, const DeviceBuffer<index_t>& source_entries,
+                      DeviceCsr<T>& At, cudaStream_t stream = nullptr);
+
 }  // namespace binamg
