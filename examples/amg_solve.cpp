@@ -28,6 +28,7 @@
 #include "binamg/vector/vector_ops.hpp"
 #include "examples/cli.hpp"
 #include "examples/near_nullspace_options.hpp"
+#include "examples/refresh_runs.hpp"
 
 namespace {
 
@@ -94,6 +95,9 @@ Output
   --json               last line of stdout is one JSON object with the results
   --repeat N           after the first (cold) setup and solve, repeat both N more times
                        and report the medians of the repeats too (default 0)
+  --refresh-count N    after the solve, refresh the hierarchy N times with new values on
+                       A's pattern (D A D, d_i = 1 + 0.1 sin(i + r)), timing each refresh
+                       and solving with the refreshed hierarchy (default 0)
   --cycle-factors N    also estimate, with N power iterations, the V-cycle's convergence
                        factor from each level down (on the host's twin of the hierarchy):
                        a level whose factor jumps above the next one's is the weak one
@@ -110,6 +114,7 @@ struct Options {
   bool json = false;
   int repeat = 0;         // warm setup+solve runs after the cold one (medians reported)
   int cycle_factors = 0;  // power iterations for the cycle's convergence factors (0: none)
+  int refresh_count = 0;  // refreshes timed after the solve (--refresh-count)
   index_t rhs_count = 0;  // 0: one, or as many as --rhs has columns
 };
 
@@ -129,7 +134,8 @@ Options parse_arguments(int argc, char** argv) {
                                         "--max-direct",       "--smoother",
                                         "--chebyshev-degree", "--chebyshev-lower",
                                         "--block-size",       "--near-nullspace",
-                                        "--coordinates",      "--strength-measure"},
+                                        "--coordinates",      "--strength-measure",
+                                        "--refresh-count"},
                            usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -174,6 +180,8 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
+  if (auto v = get("--refresh-count"))
+    options.refresh_count = parse_number<int>("--refresh-count", *v);
   if (auto v = get("--cycle-factors")) {
     options.cycle_factors = parse_number<int>("--cycle-factors", *v);
     require(options.cycle_factors >= 2, "--cycle-factors must be at least 2 (power iterations)");
@@ -201,6 +209,10 @@ Options parse_arguments(int argc, char** argv) {
   require(options.amg.chebyshev_lower > 0 && options.amg.chebyshev_lower < 1,
           "--chebyshev-lower must lie in (0, 1)");
   require(options.repeat >= 0, "--repeat must be at least 0");
+  require(options.refresh_count >= 0, "--refresh-count must be at least 0");
+  require(!mixed || options.refresh_count == 0,
+          "--refresh-count takes --precision double or float (a mixed hierarchy's refresh "
+          "is not timed yet)");
   require(options.rhs_count <= 1 || options.solver == "cg",
           "--rhs-count above 1 needs --solver cg (the block solve is CG)");
   require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
@@ -311,9 +323,11 @@ std::vector<double> print_cycle_factors(const Hierarchy<T>& h, int iterations) {
   return factors;
 }
 
+/// `refreshes` is filled by build_and_solve's first call (--refresh-count).
 template <typename T, typename BuildSolve>
 int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& A, index_t k,
-                     const std::string& description, double load_ms, BuildSolve&& build_and_solve) {
+                     const std::string& description, double load_ms, BuildSolve&& build_and_solve,
+                     const cli::RefreshRuns& refreshes = {}) {
   std::cout << "binamg amg_solve: " << description << ", " << A.rows << " rows, " << A.nnz()
             << " nonzeros, " << options.precision << ", device " << device_name(device)
             << " (GPU: " << gpu_description() << ")";
@@ -408,6 +422,10 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
         "solve %.1f ms)\n",
         options.repeat, median(repeats.solves), t.total_ms(), block.solve_ms);
   }
+  // Against the warm setup where there is one: the refreshes run warm.
+  if (!refreshes.ms.empty())
+    cli::print_refreshes(refreshes,
+                         options.repeat > 0 ? repeats.median_setup_total() : t.total_ms());
 
   if (options.json) {
     std::ostringstream json;
@@ -429,6 +447,7 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
       json << ",\"setup_ms_median\":" << json_number(repeats.median_setup_total())
            << ",\"setup_phases_ms_median\":" << phases_json(repeats.median_setup())
            << ",\"solve_ms_median\":" << json_number(median(repeats.solves));
+    json << cli::refresh_json(refreshes);
     json << ",\"device\":\"" << device_name(device) << "\",\"precision\":\"" << options.precision
          << "\",\"aggregation\":\"" << aggregation_name(options.amg.aggregation)
          << "\",\"ordering\":\"" << ordering_name(options.amg.ordering)
@@ -580,28 +599,59 @@ int run(Options options, Device device) {
   const std::size_t entries = std::size_t(A.rows) * k;
   if constexpr (std::is_same_v<T, double>)
     if (options.precision == "mixed") return run_mixed(options, device, A, b, description, load_ms);
+  // --refresh-count: after the first (cold) solve only.
+  cli::RefreshRuns refreshes;
+  bool refreshed = false;
   if (device == Device::cpu) {
-    return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
-      const Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
-      report(hierarchy);
-      std::vector<T> x(entries, T(0));
-      return solve_block(hierarchy, b, x);
-    });
+    return solve_and_report(
+        options, device, A, k, description, load_ms,
+        [&](auto&& report) {
+          Hierarchy<T> hierarchy = build_hierarchy(A, options.amg);
+          report(hierarchy);
+          std::vector<T> x(entries, T(0));
+          const BlockSolveResult result = solve_block(hierarchy, b, x);
+          if (!refreshed) {
+            refreshed = true;
+            refreshes = cli::time_refreshes(
+                options.refresh_count, A, hierarchy, [](CsrMatrix<T> next) { return next; },
+                [] {},
+                [&](const Hierarchy<T>& h) {
+                  std::vector<T> y(entries, T(0));
+                  return solve_block(h, b, y);
+                });
+          }
+          return result;
+        },
+        refreshes);
   }
   // The GPU path: A and b go up once, x comes down once for the report; the
   // hierarchy never leaves the device.
   validate(A, "amg_solve: A");
-  return solve_and_report(options, device, A, k, description, load_ms, [&](auto&& report) {
-    const DeviceCsr<T> device_A = to_device(A);
-    const DeviceBuffer<T> device_b = to_device(b);
-    const DeviceHierarchy<T> hierarchy = build_hierarchy(device_A, options.amg);
-    report(hierarchy);
-    DeviceBuffer<T> x = to_device(std::vector<T>(entries, T(0)));
-    const BlockSolveResult result = solve_block(hierarchy, device_b, x);
-    // The solution, downloaded once; the report's residual was computed on the device.
-    require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
-    return result;
-  });
+  return solve_and_report(
+      options, device, A, k, description, load_ms,
+      [&](auto&& report) {
+        const DeviceCsr<T> device_A = to_device(A);
+        const DeviceBuffer<T> device_b = to_device(b);
+        DeviceHierarchy<T> hierarchy = build_hierarchy(device_A, options.amg);
+        report(hierarchy);
+        DeviceBuffer<T> x = to_device(std::vector<T>(entries, T(0)));
+        const BlockSolveResult result = solve_block(hierarchy, device_b, x);
+        // The solution, downloaded once; the report's residual was computed on the device.
+        require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
+        if (!refreshed) {
+          refreshed = true;
+          refreshes = cli::time_refreshes(
+              options.refresh_count, A, hierarchy,
+              [](const CsrMatrix<T>& next) { return to_device(next); },
+              [] { BINAMG_CUDA_CHECK(cudaDeviceSynchronize()); },
+              [&](const DeviceHierarchy<T>& h) {
+                DeviceBuffer<T> y = to_device(std::vector<T>(entries, T(0)));
+                return solve_block(h, device_b, y);
+              });
+        }
+        return result;
+      },
+      refreshes);
 }
 
 }  // namespace

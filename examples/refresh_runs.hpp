@@ -1,0 +1,89 @@
+#pragma once
+// amg_solve --refresh-count N: N refreshes of the hierarchy with new values on
+// A's pattern (symmetrically_scaled), each timed as a user pays it and checked
+// by a solve with the refreshed hierarchy.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "binamg/amg/hierarchy.hpp"
+#include "binamg/problems/scaled.hpp"
+#include "binamg/solvers/solve_result.hpp"
+#include "examples/cli.hpp"
+
+namespace binamg::cli {
+
+/// How far refresh r's values lie from A's: d_i = 1 ± 0.1 (symmetrically_scaled).
+constexpr double kRefreshAmplitude = 0.1;
+
+struct RefreshRuns {
+  std::vector<double> ms;                   // wall clock of each refresh() call
+  std::vector<binamg::SetupTimings> phases;  // its phases (strength … tentative 0)
+  std::vector<int> iterations;              // of the solve with the refreshed hierarchy
+  bool converged = true;                    // every one of those solves
+
+  double median_ms() const {
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[sorted.size() / 2];
+  }
+};
+
+/// `count` refreshes of h: refresh r takes symmetrically_scaled(A, kRefreshAmplitude, r),
+/// made and moved to h's device by `upload` (untimed: the application's new
+/// values), then refresh() is timed up to `settle()` (the device's work done),
+/// then `solve(h)` (a BlockSolveResult) checks the hierarchy.
+template <typename T, typename HierarchyType, typename Upload, typename Settle, typename Solve>
+RefreshRuns time_refreshes(int count, const binamg::CsrMatrix<T>& A, HierarchyType& h,
+                           Upload&& upload, Settle&& settle, Solve&& solve) {
+  RefreshRuns runs;
+  for (int r = 1; r <= count; ++r) {
+    const auto values = upload(binamg::symmetrically_scaled(A, kRefreshAmplitude, double(r)));
+    settle();
+    const auto start = std::chrono::steady_clock::now();
+    refresh(h, values);
+    settle();
+    runs.ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+    runs.phases.push_back(h.timings);
+    const auto solved = solve(h);
+    runs.iterations.push_back(solved.max_iterations());
+    runs.converged = runs.converged && solved.all_converged();
+  }
+  return runs;
+}
+
+/// One line per refresh, then the median against `setup_ms`.
+inline void print_refreshes(const RefreshRuns& runs, double setup_ms) {
+  for (std::size_t r = 0; r < runs.ms.size(); ++r) {
+    const binamg::SetupTimings& t = runs.phases[r];
+    std::printf(
+        "refresh %zu: %.2f ms (prolongator %.2f, restriction %.2f, galerkin %.2f, coarse factor "
+        "%.2f), then %d iterations%s\n",
+        r + 1, runs.ms[r], t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms,
+        runs.iterations[r], r == 0 ? " (the first keeps the middle products)" : "");
+  }
+  std::printf("median of %zu refreshes: %.2f ms, %.0f%% of the setup (%.2f ms); %s\n",
+              runs.ms.size(), runs.median_ms(), 100 * runs.median_ms() / setup_ms, setup_ms,
+              runs.converged ? "every solve after a refresh converged"
+                             : "NOT every solve after a refresh converged");
+}
+
+/// ,"refresh_count":N,"refresh_ms":[...],"refresh_ms_median":..,"refresh_iterations":[...],
+/// "refresh_converged":..
+inline std::string refresh_json(const RefreshRuns& runs) {
+  std::string json = ",\"refresh_count\":" + std::to_string(runs.ms.size());
+  if (runs.ms.empty()) return json;
+  json += ",\"refresh_ms\":[";
+  for (std::size_t r = 0; r < runs.ms.size(); ++r)
+    json += (r > 0 ? "," : "") + json_number(runs.ms[r]);
+  json += "],\"refresh_ms_median\":" + json_number(runs.median_ms()) + ",\"refresh_iterations\":[";
+  for (std::size_t r = 0; r < runs.iterations.size(); ++r)
+    json += (r > 0 ? "," : "") + std::to_string(runs.iterations[r]);
+  return json + "],\"refresh_converged\":" + (runs.converged ? "true" : "false");
+}
+
+}  // namespace binamg::cli
