@@ -151,6 +151,21 @@ class MultilevelSolver:
             return x, (info[0] if b.ndim == 1 else info)
         return x
 
+    def refresh(self, A):
+        """Gives the hierarchy A's values: a matrix with the sparsity pattern it was built
+        for (a time step, a Newton step). The aggregates are kept; the smoothed
+        prolongators, every Galerkin product and the coarse factor are recomputed, as a
+        new setup with the same aggregates would compute them. setup_phases_ms becomes
+        the refresh's. Raises ValueError if the shape or the pattern differs."""
+        A = _csr_of(A, np.float32 if self.precision == "float" else np.float64)
+        n = self._solver.rows
+        if A.shape != (n, n):
+            raise ValueError(f"A is {A.shape[0]} x {A.shape[1]}, the hierarchy was built "
+                             f"for {n} x {n}")
+        self._solving.refresh(A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
+                              np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data))
+        self.levels = [Level(self._solver, i) for i in range(self._solver.num_levels)]
+
     def aspreconditioner(self):
         """One V-cycle from a zero guess as a scipy LinearOperator (for scipy's cg, gmres)."""
         n = self._solver.rows

@@ -92,6 +92,15 @@ void construct(S* self, index_t rows, index_t cols, const In<std::int32_t>& indp
   new (self) S(matrix_of(rows, cols, indptr, indices, data), parameters, device_of(device));
 }
 
+// refresh(...) of either solver: A's new arrays checked and copied, the
+// hierarchy refreshed, without the GIL.
+template <typename S, typename T>
+void refresh_with(S& self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
+                  const In<std::int32_t>& indices, const In<T>& data) {
+  nb::gil_scoped_release release;
+  self.refresh(matrix_of(rows, cols, indptr, indices, data));
+}
+
 // The columns of b (a vector or an n x k block) of a matrix of `rows` rows.
 template <typename T>
 index_t columns_of(const In<T>& b, index_t rows) {
@@ -139,6 +148,7 @@ void bind_solver(nb::module_& m, const char* name) {
   nb::class_<S>(m, name)
       .def("__init__", &construct<S, T>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
            "parameters"_a, "device"_a)
+      .def("refresh", &refresh_with<S, T>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a)
       .def_prop_ro("device", [](const S& s) { return std::string(device_name(s.device())); })
       .def_prop_ro("rows", &S::rows)
       .def_prop_ro("num_levels", &S::num_levels)
@@ -187,6 +197,8 @@ void bind_mixed_solver(nb::module_& m) {
   nb::class_<S>(m, "MixedSolver")
       .def("__init__", &construct<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
            "data"_a, "parameters"_a, "device"_a)
+      .def("refresh", &refresh_with<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
+           "data"_a)
       .def_prop_ro("hierarchy", &S::hierarchy, nb::rv_policy::reference_internal)
       .def(
           "solve",

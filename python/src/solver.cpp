@@ -196,9 +196,23 @@ void Solver<T>::precondition(const std::vector<T>& b, std::vector<T>& x, index_t
   }
 }
 
+template <typename T>
+void Solver<T>::refresh(const CsrMatrix<T>& A) {
+  if (host_)
+    binamg::refresh(*host_, A);
+  else
+    binamg::refresh(*gpu_, to_device(A, gpu_->stream));
+}
+
 MixedSolver::MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device)
     : A_(std::move(A)), rounded_(convert_values<float>(A_), parameters, device) {
   if (device == Device::gpu) device_A_ = std::make_unique<DeviceCsr<double>>(to_device(A_));
+}
+
+void MixedSolver::refresh(CsrMatrix<double> A) {
+  rounded_.refresh(convert_values<float>(A));  // checks the pattern first
+  A_ = std::move(A);
+  if (device_A_) *device_A_ = to_device(A_, rounded_.gpu()->stream);
 }
 
 std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, double* x,

@@ -43,6 +43,8 @@ class Solver {
                                  const SolveOptions& options, Accelerator accelerator) const;
   /// x = M b for the V-cycle preconditioner M (one cycle from zero), k columns.
   void precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const;
+  /// New values on the pattern the hierarchy was built for (binamg::refresh).
+  void refresh(const CsrMatrix<T>& A);
 
   const Hierarchy<T>* host() const { return host_.get(); }
   const DeviceHierarchy<T>* gpu() const { return gpu_.get(); }
@@ -63,6 +65,8 @@ class MixedSolver {
   std::vector<SolveResult> solve(const double* b, const double* x0, double* x, index_t k,
                                  const SolveOptions& options) const;
   void precondition(const std::vector<double>& b, std::vector<double>& x, index_t k) const;
+  /// New values: the float hierarchy refreshed with them rounded, CG's A replaced.
+  void refresh(CsrMatrix<double> A);
 
  private:
   CsrMatrix<double> A_;

@@ -216,3 +216,34 @@ def test_mixed_precision_reaches_a_double_tolerance(device):
         ml.solve(b, accel=None)
     with pytest.raises(ValueError, match="precision must be"):
         binamg.smoothed_aggregation_solver(A, precision="half")
+
+
+@pytest.mark.parametrize("precision", ["double", "float", "mixed"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_refresh_gives_the_setup_of_the_new_values(device, precision):
+    A = poisson2d(48)
+    d = sp.diags(1 + 0.03 * np.sin(np.arange(A.shape[0])))
+    scaled = (d @ A @ d).tocsr()
+    ml = binamg.smoothed_aggregation_solver(A, device=device, precision=precision, max_coarse=50)
+    fresh = binamg.smoothed_aggregation_solver(scaled, device=device, precision=precision,
+                                               max_coarse=50)
+    ml.refresh(scaled)
+    assert ml.setup_phases_ms["aggregation"] == 0
+    assert len(ml.levels) == len(fresh.levels) >= 3
+    for a, b in zip(ml.levels, fresh.levels):  # bit for bit: the aggregates stay the same
+        assert (a.A != b.A).nnz == 0 and (a.A.data == b.A.data).all()
+    b = np.ones(A.shape[0])
+    x, info = ml.solve(b, tol=1e-6, return_info=True)
+    assert info["converged"]
+    assert true_residual(scaled, x, b) <= 1e-6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_refresh_names_a_new_pattern(device):
+    A = poisson2d(20)
+    ml = binamg.smoothed_aggregation_solver(A, device=device)
+    with pytest.raises(ValueError, match="the hierarchy was built for 400 x 400"):
+        ml.refresh(poisson2d(21))
+    other = (A + sp.eye(400, k=2)).tocsr()  # row 0 gains column 2
+    with pytest.raises(ValueError, match="sparsity pattern differs .* first in row 0"):
+        ml.refresh(other)
