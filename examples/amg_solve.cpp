@@ -96,7 +96,7 @@ Output
   --repeat N           after the first (cold) setup and solve, repeat both N more times
                        and report the medians of the repeats too (default 0)
   --refresh-count N    after the solve, refresh the hierarchy N times with new values on
-                       A's pattern (D A D, d_i = 1 + 0.1 sin(i + r)), timing each refresh
+                       A's pattern (D A D, d_i = 1 + 0.1 sin(2 pi i/n + r)), timing each refresh
                        and solving with the refreshed hierarchy (default 0)
   --cycle-factors N    also estimate, with N power iterations, the V-cycle's convergence
                        factor from each level down (on the host's twin of the hierarchy):

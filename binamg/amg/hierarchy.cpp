@@ -82,7 +82,7 @@ struct HostSteps {
   // The CPU reference forms every matrix whole, in a refresh too.
   struct Kept {};
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& tentative,
-                              double omega, Matrix*) {
+                              double omega, Matrix*, Kept*) {
     return binamg::smoothed_prolongator(A, tentative, omega);
   }
   Matrix transpose(const Matrix& P, Matrix*, Kept*) { return binamg::transpose(P); }

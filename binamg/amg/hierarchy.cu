@@ -112,13 +112,28 @@ struct DeviceSteps {
   }
   using Kept = DeviceRefreshProducts<T>;
   // With `refill` (a refresh), the matrix's pattern is kept and only its
-  // values are recomputed: the SpGEMM's numeric pass, a gather for R.
+  // values are recomputed, where the first refresh found that the product's
+  // path allows (ProductRefill); a gather refills R.
+  static void learn(ProductRefill& how, const Matrix& C, SpgemmPath path, cudaStream_t stream) {
+    if (how.mode != ProductRefill::Mode::unknown) return;
+    how.mode = sums_in_row_order(path) ? ProductRefill::Mode::in_place : ProductRefill::Mode::whole;
+    if (how.mode == ProductRefill::Mode::in_place) how.entry_rows = entry_rows(C, stream);
+  }
+  static bool in_place(const ProductRefill& how) {
+    return how.mode == ProductRefill::Mode::in_place;
+  }
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal& d, const Matrix& tentative,
-                              double omega, Matrix* refill) {
-    if (refill == nullptr)
-      return recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream));
-    refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill, stream);
-    return std::move(*refill);
+                              double omega, Matrix* refill, Kept* kept) {
+    if (refill != nullptr && in_place(kept->prolongator)) {
+      refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill,
+                                  kept->prolongator.entry_rows, stream);
+      return std::move(*refill);
+    }
+    SpgemmReport report;
+    Matrix P =
+        recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream, &report));
+    if (refill != nullptr) learn(kept->prolongator, P, report.path, stream);
+    return P;
   }
   Matrix transpose(const Matrix& P, Matrix* refill, Kept* kept) {
     if (refill == nullptr) return recorded(binamg::transpose(P, stream));
@@ -127,19 +142,28 @@ struct DeviceSteps {
     transpose_values(P, kept->transpose_order, *refill, stream);
     return std::move(*refill);
   }
+  // A product formed whole (learning its path where `how` is given) or refilled.
+  Matrix product(const Matrix& X, const Matrix& Y, Matrix* refill, ProductRefill* how) {
+    if (refill != nullptr && in_place(*how)) {
+      spgemm_refill(X, Y, *refill, how->entry_rows, stream);
+      return std::move(*refill);
+    }
+    SpgemmReport report;
+    Matrix C = spgemm(X, Y, stream, &report);
+    if (how != nullptr) learn(*how, C, report.path, stream);
+    return C;
+  }
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,
                   Matrix* refill, Kept* kept) {
     if (refill == nullptr) return recorded(galerkin_product(A, P, R, ordering, stream));
-    // The middle product: A·P, or R·A for ptap_left; the outer one multiplies it.
+    // The middle product: A·P, or R·A for ptap_left; the outer one multiplies
+    // it. spgemm(R, spgemm(A, P)) has the setup's chained spgemm(R, A, P)'s bits.
     const bool right = ordering != GalerkinOrdering::ptap_left;
-    const Matrix& first = right ? A : R;
-    const Matrix& second = right ? P : A;
-    if (kept->middle.row_ptr.empty())
-      kept->middle = spgemm(first, second, stream);
-    else
-      spgemm_numeric(first, second, kept->middle, stream);
-    spgemm_numeric(right ? R : kept->middle, right ? kept->middle : P, *refill, stream);
-    return std::move(*refill);
+    const bool held = !kept->middle.row_ptr.empty();
+    kept->middle = product(right ? A : R, right ? P : A, held ? &kept->middle : nullptr,
+                           &kept->middle_product);
+    return recorded(product(right ? R : kept->middle, right ? kept->middle : P, refill,
+                            &kept->coarse));
   }
   void refill_values(Matrix& finest, const Matrix& A) {
     require_consistent(A, "refresh: A");

@@ -139,14 +139,25 @@ struct DeviceCycleWorkspace {
   DeviceBuffer<T> column_partials;
 };
 
+/// How a GPU refresh recomputes one of a level's products, learnt from the
+/// path the first refresh's whole product took: `in_place` by spgemm_refill
+/// on the kept pattern (`entry_rows`) where that path sums in A's row order,
+/// `whole` by spgemm where it does not (so a refresh keeps the setup's bits).
+struct ProductRefill {
+  enum class Mode { unknown, in_place, whole };
+  Mode mode = Mode::unknown;
+  DeviceBuffer<index_t> entry_rows;
+};
+
 /// What a GPU refresh keeps of a level for the next one (the first refresh
 /// fills it): the middle product of the Galerkin triple (A·P; R·A for
-/// ptap_left) and, per entry of R, the entry of P it is, so that a later
-/// refresh reruns only the SpGEMMs' numeric passes and a gather for R.
+/// ptap_left), per entry of R the entry of P it is, and how each product is
+/// recomputed, so that a later refresh reruns no symbolic pass.
 template <typename T>
 struct DeviceRefreshProducts {
   DeviceCsr<T> middle;
   DeviceBuffer<index_t> transpose_order;
+  ProductRefill prolongator, middle_product, coarse;
 };
 
 template <typename T>
@@ -171,10 +182,12 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& hierarchy, ind
 
 /// The GPU refresh, as refresh(Hierarchy): the same values as the CPU's to
 /// rounding, and a setup's with the aggregates held fixed, bit for bit. The
-/// first refresh keeps each level's middle Galerkin product and R's gather
-/// order (memory about A's again; DeviceHierarchy::refresh_products); every
-/// refresh refills P, R and the coarser matrices in place with the SpGEMM's
-/// numeric pass (spgemm_numeric), the first one forming the middle products
+/// first refresh forms the products whole, as the setup does, and keeps each
+/// level's middle Galerkin product, R's gather order and the rows of the
+/// products' entries (memory about the hierarchy's matrices again;
+/// DeviceHierarchy::refresh_products). Later refreshes refill P, R and the
+/// coarser matrices in place (spgemm_refill, a gather for R), except
+/// products whose path does not sum in A's row order (ProductRefill), formed
 /// whole. A level whose prolongator is smoothed with a filtered matrix (whose
 /// pattern follows the values) is formed whole every time. A must satisfy
 /// CsrMatrix's invariants (upload a validate()d matrix).

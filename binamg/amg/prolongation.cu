@@ -76,9 +76,9 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& ten
 template <typename T>
 DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
                                   const DeviceCsr<T>& tentative, double omega,
-                                  cudaStream_t stream) {
+                                  cudaStream_t stream, SpgemmReport* report) {
   require_prolongator_operands(A, diag, tentative);
-  DeviceCsr<T> P = spgemm(A, tentative, stream);
+  DeviceCsr<T> P = spgemm(A, tentative, stream, report);
   jacobi_smooth(tentative, diag, omega, P, stream);
   return P;
 }
@@ -86,9 +86,9 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& 
 template <typename T>
 void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag,
                                  const DeviceCsr<T>& tentative, double omega, DeviceCsr<T>& P,
-                                 cudaStream_t stream) {
+                                 const DeviceBuffer<index_t>& rows, cudaStream_t stream) {
   require_prolongator_operands(A, diag, tentative);
-  spgemm_numeric(A, tentative, P, stream);
+  spgemm_refill(A, tentative, P, rows, stream);
   jacobi_smooth(tentative, diag, omega, P, stream);
 }
 
@@ -96,10 +96,11 @@ void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& d
   template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceCsr<T>&,     \
                                                 double, cudaStream_t);                        \
   template DeviceCsr<T> smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,  \
-                                                const DeviceCsr<T>&, double, cudaStream_t); \
+                                                const DeviceCsr<T>&, double, cudaStream_t,    \
+                                                SpgemmReport*);                               \
   template void refill_smoothed_prolongator<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,    \
                                                const DeviceCsr<T>&, double, DeviceCsr<T>&,     \
-                                               cudaStream_t);
+                                               const DeviceBuffer<index_t>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -3,6 +3,7 @@
 // to the tentative prolongator.
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/device_csr.hpp"
+#include "binamg/spgemm/spgemm.hpp"
 
 namespace binamg {
 
@@ -20,19 +21,20 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceCsr<T>& ten
                                   double omega, cudaStream_t stream = nullptr);
 
 /// The same with A's diagonal given (diagonal(A), every entry nonzero: the caller
-/// has checked it, as the GPU setup does once per level).
+/// has checked it, as the GPU setup does once per level). With `report`, says
+/// which path A·T took.
 template <typename T>
 DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
                                   const DeviceCsr<T>& tentative, double omega,
-                                  cudaStream_t stream = nullptr);
+                                  cudaStream_t stream = nullptr, SpgemmReport* report = nullptr);
 
-/// The same into P, a prolongator formed before from A's and the tentative
-/// prolongator's patterns: its values are recomputed on its pattern (the
-/// SpGEMM's numeric pass), bit for bit what smoothed_prolongator gives.
-/// Throws InvalidInput if the patterns no longer give P's.
+/// The same into P, formed before by smoothed_prolongator from A's and the
+/// tentative prolongator's patterns on a path that sums in row order
+/// (sums_in_row_order): A·T by spgemm_refill (`rows` = entry_rows(P)), so P
+/// gets smoothed_prolongator's bits.
 template <typename T>
 void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
                                  const DeviceCsr<T>& tentative, double omega, DeviceCsr<T>& P,
-                                 cudaStream_t stream = nullptr);
+                                 const DeviceBuffer<index_t>& rows, cudaStream_t stream = nullptr);
 
 }  // namespace binamg

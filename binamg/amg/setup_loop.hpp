@@ -22,7 +22,7 @@
 //   SystemTentative tentative_qr(const Aggregates&, const Candidates&)  .P and .coarse
 //   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
 //   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
-//                               double omega, Matrix* refill)
+//                               double omega, Matrix* refill, Kept*)
 //   Matrix transpose(const Matrix& P, Matrix* refill, Kept*)
 //   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering,
 //                   Matrix* refill, Kept*)
@@ -162,11 +162,11 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
     require(rho > 0 && std::isfinite(rho),
             level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
     level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, level.tentative,
-                                         parameters.prolongator_weight / rho, nullptr);
+                                         parameters.prolongator_weight / rho, nullptr, nullptr);
   } else {
     level.P = steps.smoothed_prolongator(current, diagonal, level.tentative,
                                          parameters.prolongator_weight / level.spectral_radius,
-                                         refill.P);
+                                         refill.P, refill.kept);
   }
   clock.lap(timings.prolongator_ms);
   level.R = steps.transpose(level.P, refill.R, refill.kept);

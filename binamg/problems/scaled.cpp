@@ -13,7 +13,9 @@ CsrMatrix<T> symmetrically_scaled(const CsrMatrix<T>& A, double amplitude, doubl
           "symmetrically_scaled: the amplitude " + std::to_string(amplitude) +
               " must lie in [0, 1) and the phase " + std::to_string(phase) + " be finite");
   std::vector<double> d(A.rows);
-  for (index_t i = 0; i < A.rows; ++i) d[i] = 1 + amplitude * std::sin(double(i) + phase);
+  const double two_pi = 8 * std::atan(1.0);
+  for (index_t i = 0; i < A.rows; ++i)
+    d[i] = 1 + amplitude * std::sin(two_pi * double(i) / double(A.rows) + phase);
   CsrMatrix<T> scaled = A;
   for (index_t i = 0; i < A.rows; ++i)
     for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)

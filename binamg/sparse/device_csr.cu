@@ -26,6 +26,13 @@ __global__ void longest_row(index_t rows, const index_t* row_ptr, index_t* longe
   if (row < rows) atomicMax(longest, row_ptr[row + 1] - row_ptr[row]);
 }
 
+// One thread per row: writes the row of each of its entries.
+__global__ void expand_row_indices(index_t rows, const index_t* row_ptr, index_t* row_of) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) row_of[k] = row;
+}
+
 // *first = min(*first, each row whose length or columns differ).
 __global__ void pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
                                    const index_t* b_ptr, const index_t* b_col, index_t* first) {
@@ -49,6 +56,17 @@ index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream
     BINAMG_CHECK_LAUNCH();
   }
   return to_host(longest)[0];
+}
+
+DeviceBuffer<index_t> entry_rows(index_t rows, const index_t* row_ptr, index_t nnz,
+                                 cudaStream_t stream) {
+  DeviceBuffer<index_t> row_of(nnz, stream, "rows of the entries");
+  if (rows > 0 && nnz > 0) {
+    expand_row_indices<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        rows, row_ptr, row_of.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  return row_of;
 }
 
 index_t first_pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,

@@ -123,6 +123,16 @@ index_t first_pattern_difference(const DeviceCsr<T>& a, const DeviceCsr<T>& b,
                                   b.col_idx.data(), stream);
 }
 
+/// The row of each of a pattern's entries (nnz of them), on `stream`.
+DeviceBuffer<index_t> entry_rows(index_t rows, const index_t* row_ptr, index_t nnz,
+                                 cudaStream_t stream = nullptr);
+
+/// The row of each of A's entries.
+template <typename T>
+DeviceBuffer<index_t> entry_rows(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
+  return entry_rows(A.rows, A.row_ptr.data(), A.nnz(), stream);
+}
+
 /// The diagonal as a device vector (zero where a row has no diagonal entry).
 template <typename T>
 DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);

@@ -9,13 +9,6 @@ namespace {
 
 constexpr int transpose_threads = 256;
 
-// One thread per row of A: writes the row index of each of the row's entries.
-__global__ void expand_row_indices(index_t rows, const index_t* row_ptr, index_t* row_of) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) row_of[k] = row;
-}
-
 // One thread per column c of A (row c of Aᵀ), plus one for the end: the first
 // position in the column-sorted keys holding a key >= c.
 __global__ void offsets_from_sorted_keys(index_t nnz, index_t cols, const index_t* sorted_cols,
@@ -69,12 +62,9 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream,
   DeviceBuffer<index_t> sorted_cols(A.nnz(), stream, "transpose keys");
   DeviceBuffer<index_t> entry(A.nnz(), stream, "transpose entries");
   DeviceBuffer<index_t> sorted_entry(A.nnz(), stream, "transpose sorted entries");
-  DeviceBuffer<index_t> row_of(A.nnz(), stream, "transpose row indices");
+  const DeviceBuffer<index_t> row_of = entry_rows(A, stream);
   if (A.nnz() > 0) {
     fill_identity(entry.data(), A.nnz(), stream);
-    expand_row_indices<<<blocks_for(A.rows, transpose_threads), transpose_threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), row_of.data());
-    BINAMG_CHECK_LAUNCH();
     // LSD radix sort is stable: equal columns keep A's row-major entry order.
     const int bits = radix_key_bits(A.cols);
     std::size_t temp_bytes = 0;

@@ -33,9 +33,9 @@ std::vector<RefreshCase<T>> refresh_cases() {
   few_rows.max_coarse_rows = 40;
   std::vector<RefreshCase<T>> cases;
   cases.push_back({"poisson2d-5 60", poisson<T>(Stencil::poisson2d_5, 60), few_rows});
-  // In 3D, new values move some coarse connections across θ, and a setup then
-  // aggregates differently: at θ = 0 every entry is strong and the aggregates
-  // follow the pattern alone.
+  // In 3D and for systems, new values move some coarse connections across θ,
+  // and a setup then aggregates differently: at θ = 0 every entry is strong
+  // and the aggregates follow the pattern alone.
   AmgParameters every_entry_strong = few_rows;
   every_entry_strong.strength_threshold = 0;
   cases.push_back(
@@ -47,9 +47,10 @@ std::vector<RefreshCase<T>> refresh_cases() {
   other.ordering = GalerkinOrdering::ptap_left;
   other.filtered_levels = 3;
   cases.push_back({"anisotropic 50, l1, ptap-left", anisotropic_poisson<T>(50, T(0.01)), other});
-  AmgParameters system = few_rows;
+  AmgParameters system = every_entry_strong;
+  system.system_strength_threshold = 0;
   system.near_nullspace = {3, 6, rigid_body_modes(3, 9)};
-  cases.push_back({"elasticity3d 9", elasticity<T>(3, 9), system});
+  cases.push_back({"elasticity3d 9, theta 0", elasticity<T>(3, 9), system});
   return cases;
 }
 
