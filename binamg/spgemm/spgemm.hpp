@@ -102,19 +102,4 @@ template <typename T>
 void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                     cudaStream_t stream = nullptr);
 
-/// Whether every entry of a product computed on `path` is the sum of its
-/// products in A's row order (every path but sorted_whole and binned, whose
-/// long rows may be summed in a fixed regrouping): spgemm_refill's sums.
-bool sums_in_row_order(SpgemmPath path);
-
-/// New values of C = A·B on C's pattern, which spgemm formed from A's and B's
-/// patterns on a path that sums_in_row_order: a thread per entry of C
-/// (`rows` = entry_rows(C)) sums its products in A's row order, so C gets
-/// spgemm's bits with no symbolic pass, table, allocation or read-back (a
-/// refresh's products). The patterns are not checked: if they no longer give
-/// C's, C's values are wrong. Throws InvalidInput if the shapes disagree.
-template <typename T>
-void spgemm_refill(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-                   const DeviceBuffer<index_t>& rows, cudaStream_t stream = nullptr);
-
 }  // namespace binamg

@@ -233,9 +233,10 @@ def test_refresh_gives_the_setup_of_the_new_values(device, precision):
     for a, b in zip(ml.levels, fresh.levels):  # bit for bit: the aggregates stay the same
         assert (a.A != b.A).nnz == 0 and (a.A.data == b.A.data).all()
     b = np.ones(A.shape[0])
-    x, info = ml.solve(b, tol=1e-6, return_info=True)
+    tol = 1e-4 if precision == "float" else 1e-8  # what float arithmetic attains
+    x, info = ml.solve(b, tol=tol, return_info=True)
     assert info["converged"]
-    assert true_residual(scaled, x, b) <= 1e-6
+    assert true_residual(scaled, x, b) <= tol
 
 
 @pytest.mark.parametrize("device", DEVICES)
