@@ -105,11 +105,14 @@ struct Refill {
   Kept* kept = nullptr;
 };
 
-/// The next level's matrix and its diagonal.
+/// The next level's matrix and its diagonal; `new_pattern`: a refresh formed
+/// this level's P with a filtered matrix, whose pattern follows the values,
+/// so the next levels' patterns may have changed too.
 template <typename Steps>
 struct Coarser {
   typename Steps::Matrix A;
   typename Steps::Diagonal diagonal;
+  bool new_pattern = false;
 };
 
 /// The numeric half of level `index`, shared by the setup and the refresh so
@@ -148,7 +151,9 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
   const bool filter = !system && theta > 0 && int(index) < parameters.filtered_levels &&
                       steps.weak_entries(current, theta, measure) > 0;
   // A filtered matrix's pattern follows its values, and P's and the coarser
-  // patterns with it: such a level (now or before) is formed afresh.
+  // patterns with it: such a level (now or before) is formed afresh, and so
+  // are the levels below it (refresh_levels).
+  const bool new_pattern = refill.P != nullptr && (filter || level.filtered);
   if (filter || level.filtered) {
     if (refill.kept != nullptr) *refill.kept = {};
     refill = {};
@@ -173,7 +178,7 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
   clock.lap(timings.restriction_ms);
   Coarser<Steps> coarser{steps.galerkin(current, level.P, level.R, parameters.ordering,
                                          refill.coarser, refill.kept),
-                          {}};
+                          {}, new_pattern};
   // A Galerkin matrix of an SPD matrix keeps a positive diagonal; a
   // nonsymmetric input may lose it, and the next smoother would divide by zero.
   coarser.diagonal =
@@ -319,13 +324,19 @@ void refresh_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType
   const double scale = steps.largest_diagonal(current, diagonal);
   // Taking the new values is charged to the first phase a refresh has.
   clock.lap(h.timings.prolongator_ms);
+  bool new_patterns = false;  // below a level whose pattern followed the values
   for (std::size_t l = 0; l < h.levels.size(); ++l) {
     auto& level = h.levels[l];
     Matrix& next = l + 1 < h.levels.size() ? h.levels[l + 1].A : h.coarse_matrix;
-    auto coarser =
-        form_level(steps, parameters, system, l, current, diagonal, level, h.timings,
-                   {&level.P, &level.R, &next, kept != nullptr ? &(*kept)[l] : nullptr},
-                   "refresh");
+    auto* level_kept = kept != nullptr ? &(*kept)[l] : nullptr;
+    Refill<Matrix, typename Steps::Kept> refill{&level.P, &level.R, &next, level_kept};
+    if (new_patterns) {
+      if (level_kept != nullptr) *level_kept = {};
+      refill = {};
+    }
+    auto coarser = form_level(steps, parameters, system, l, current, diagonal, level, h.timings,
+                              refill, "refresh");
+    new_patterns = new_patterns || coarser.new_pattern;
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/solvers/pcg.hpp"
 #include "support/gpu.hpp"
 #include "support/message_of.hpp"
 #include "support/refresh_cases.hpp"
@@ -69,6 +70,32 @@ TYPED_TEST(RefreshGpu, MatchesTheCpuRefresh) {
         EXPECT_LE(normwise_difference(cpu.matrix(l), to_host(gpu.matrix(l))), tolerance)
             << c.name << ", level " << l;
     }
+  }
+}
+
+// Values that move entries across θ change the finest level's filtered
+// pattern, and with it P's and every coarser pattern: from isotropic values
+// (nothing filtered) to anisotropic ones and back, the GPU refresh follows
+// the CPU's and the hierarchy solves.
+TEST(RefreshGpu, FollowsPatternsThatChangeWithTheValues) {
+  BINAMG_REQUIRE_GPU();
+  AmgParameters parameters;
+  parameters.max_coarse_rows = 40;
+  const CsrMatrix<double> isotropic = testing::anisotropic_poisson<double>(60, 1.0);
+  Hierarchy<double> cpu = build_hierarchy(isotropic, parameters);
+  DeviceHierarchy<double> gpu = build_hierarchy(to_device(isotropic), parameters);
+  ASSERT_GE(cpu.levels.size(), 3u);
+  for (double weak : {0.05, 0.2, 1.0, 0.05, 0.05}) {
+    const CsrMatrix<double> A = testing::anisotropic_poisson<double>(60, weak);
+    refresh(cpu, A);
+    refresh(gpu, to_device(A));
+    EXPECT_EQ(gpu.levels[0].filtered, weak < 1) << weak;
+    for (index_t l = 0; l < cpu.num_levels(); ++l)
+      EXPECT_LE(normwise_difference(cpu.matrix(l), to_host(gpu.matrix(l))), 1e-11)
+          << "weak " << weak << ", level " << l;
+    const DeviceBuffer<double> b = to_device(std::vector<double>(A.rows, 1.0));
+    DeviceBuffer<double> x = to_device(std::vector<double>(A.rows, 0.0));
+    EXPECT_TRUE(pcg(gpu, b, x).converged) << weak;
   }
 }
 
