@@ -425,7 +425,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   // Against the warm setup where there is one: the refreshes run warm.
   if (!refreshes.ms.empty())
     cli::print_refreshes(refreshes,
-                         options.repeat > 0 ? repeats.median_setup_total() : t.total_ms());
+                         options.repeat > 0 ? repeats.median_setup_total() : t.total_ms(),
+                         device == Device::gpu);
 
   if (options.json) {
     std::ostringstream json;

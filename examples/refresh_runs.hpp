@@ -56,15 +56,16 @@ RefreshRuns time_refreshes(int count, const binamg::CsrMatrix<T>& A, HierarchyTy
   return runs;
 }
 
-/// One line per refresh, then the median against `setup_ms`.
-inline void print_refreshes(const RefreshRuns& runs, double setup_ms) {
+/// One line per refresh, then the median against `setup_ms`; `gpu`: the first
+/// refresh also keeps what the next ones reuse (DeviceHierarchy::refresh_products).
+inline void print_refreshes(const RefreshRuns& runs, double setup_ms, bool gpu) {
   for (std::size_t r = 0; r < runs.ms.size(); ++r) {
     const binamg::SetupTimings& t = runs.phases[r];
     std::printf(
         "refresh %zu: %.2f ms (prolongator %.2f, restriction %.2f, galerkin %.2f, coarse factor "
         "%.2f), then %d iterations%s\n",
         r + 1, runs.ms[r], t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms,
-        runs.iterations[r], r == 0 ? " (the first keeps the middle products)" : "");
+        runs.iterations[r], gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
   }
   std::printf("median of %zu refreshes: %.2f ms, %.0f%% of the setup (%.2f ms); %s\n",
               runs.ms.size(), runs.median_ms(), 100 * runs.median_ms() / setup_ms, setup_ms,
