@@ -156,7 +156,9 @@ class MultilevelSolver:
         for (a time step, a Newton step). The aggregates are kept; the smoothed
         prolongators, every Galerkin product and the coarse factor are recomputed, as a
         new setup with the same aggregates would compute them. setup_phases_ms becomes
-        the refresh's. Raises ValueError if the shape or the pattern differs."""
+        the refresh's. Raises ValueError if the shape or the pattern differs (checked
+        first), or if the new values break the setup (a zero diagonal): after that, build a
+        new solver."""
         A = _csr_of(A, np.float32 if self.precision == "float" else np.float64)
         n = self._solver.rows
         if A.shape != (n, n):
