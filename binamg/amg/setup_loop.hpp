@@ -119,17 +119,17 @@ struct Coarser {
 /// that a refresh is a setup with the aggregates held fixed: from the level's
 /// matrix `current` (its `diagonal`) and level.tentative, the smoother's
 /// weight and diagonal, P, R and the Galerkin matrix of the next level, which
-/// it returns with its diagonal (checked). Charges its phases to `timings`;
-/// `who` begins its messages.
-template <typename Steps, typename LevelType>
+/// it returns with its diagonal (checked). Charges its phases to `timings`
+/// with the caller's `clock` (laps from the caller's last); `who` begins its
+/// messages.
+template <typename Steps, typename LevelType, typename Clock>
 Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool system,
                           std::size_t index, const typename Steps::Matrix& current,
                           const typename Steps::Diagonal& diagonal, LevelType& level,
-                          SetupTimings& timings,
+                          SetupTimings& timings, Clock& clock,
                           Refill<typename Steps::Matrix, typename Steps::Kept> refill,
                           const std::string& who) {
   using T = typename LevelType::value_type;
-  auto clock = steps.clock();
   const std::string level_name = who + ": level " + std::to_string(index);
   level.spectral_radius =
       steps.spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
@@ -277,7 +277,7 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     }
     clock.lap(h.timings.tentative_ms);
     auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal,
-                              level, h.timings, {}, "build_hierarchy");
+                              level, h.timings, clock, {}, "build_hierarchy");
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);
@@ -335,7 +335,7 @@ void refresh_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType
       refill = {};
     }
     auto coarser = form_level(steps, parameters, system, l, current, diagonal, level, h.timings,
-                              refill, "refresh");
+                              clock, refill, "refresh");
     new_patterns = new_patterns || coarser.new_pattern;
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
