@@ -15,7 +15,10 @@ __global__ void extract_diagonal(index_t rows, const index_t* row_ptr, const ind
   index_t low = row_ptr[row], high = row_ptr[row + 1];
   while (low < high) {
     const index_t mid = low + (high - low) / 2;
-    if (col_idx[mid] < row) low = mid + 1; else high = mid;
+    if (col_idx[mid] < row)
+      low = mid + 1;
+    else
+      high = mid;
   }
   diag[row] = low < row_ptr[row + 1] && col_idx[low] == row ? values[low] : T(0);
 }
@@ -41,11 +44,58 @@ __global__ void pattern_difference(index_t rows, const index_t* a_ptr, const ind
   const index_t a_begin = a_ptr[row], length = a_ptr[row + 1] - a_begin;
   const index_t b_begin = b_ptr[row];
   bool differs = length != b_ptr[row + 1] - b_begin;
-  for (index_t k = 0; k < length && !differs; ++k) differs = a_col[a_begin + k] != b_col[b_begin + k];
+  for (index_t k = 0; k < length && !differs; ++k)
+    differs = a_col[a_begin + k] != b_col[b_begin + k];
   if (differs) atomicMin(first, row);
 }
 
+// One thread per row: *broken = 1 where the row breaks an invariant that
+// validate(CsrMatrix) checks. Offsets outside [0, nnz] or decreasing are found
+// before any of the row's entries is read.
+template <typename T>
+__global__ void find_broken_row(index_t rows, index_t cols, index_t nnz, const index_t* row_ptr,
+                                const index_t* col_idx, const T* values, int* broken) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const index_t begin = row_ptr[row], end = row_ptr[row + 1];
+  if (begin < 0 || begin > end || end > nnz) {
+    *broken = 1;
+    return;
+  }
+  for (index_t k = begin; k < end; ++k) {
+    const index_t col = col_idx[k];
+    if (col < 0 || col >= cols || (k > begin && col <= col_idx[k - 1]) || !isfinite(values[k])) {
+      *broken = 1;
+      return;
+    }
+  }
+}
+
 }  // namespace
+
+template <typename T>
+void validate(const DeviceCsr<T>& M, const std::string& what, cudaStream_t stream) {
+  require_consistent(M, what);
+  bool broken = false;
+  if (M.rows > 0) {
+    const index_t nnz = M.nnz();
+    index_t ends[2];
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(&ends[0], M.row_ptr.data(), sizeof(index_t),
+                                      cudaMemcpyDeviceToHost, stream));
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(&ends[1], M.row_ptr.data() + M.rows, sizeof(index_t),
+                                      cudaMemcpyDeviceToHost, stream));
+    DeviceBuffer<int> flag = to_device(std::vector<int>{0}, stream);
+    find_broken_row<<<blocks_for(M.rows, diagonal_threads), diagonal_threads, 0, stream>>>(
+        M.rows, M.cols, nnz, M.row_ptr.data(), M.col_idx.data(), M.values.data(), flag.data());
+    BINAMG_CHECK_LAUNCH();
+    broken = to_host(flag)[0] != 0 || ends[0] != 0 || ends[1] != nnz;
+  }
+  // The host names the problem, with the words of validate(CsrMatrix).
+  if (broken) {
+    validate(to_host(M), what);
+    throw InvalidInput(what + ": is not a valid CSR matrix");  // unreachable if the checks agree
+  }
+}
 
 index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream) {
   DeviceBuffer<index_t> longest(1, stream, "longest row");
@@ -70,8 +120,7 @@ DeviceBuffer<index_t> entry_rows(index_t rows, const index_t* row_ptr, index_t n
 }
 
 index_t first_pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
-                                 const index_t* b_ptr, const index_t* b_col,
-                                 cudaStream_t stream) {
+                                 const index_t* b_ptr, const index_t* b_col, cudaStream_t stream) {
   DeviceBuffer<index_t> first = to_device(std::vector<index_t>{rows}, stream);
   if (rows > 0) {
     pattern_difference<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
@@ -93,6 +142,8 @@ DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   return diag;
 }
 
+template void validate<float>(const DeviceCsr<float>&, const std::string&, cudaStream_t);
+template void validate<double>(const DeviceCsr<double>&, const std::string&, cudaStream_t);
 template DeviceBuffer<float> diagonal<float>(const DeviceCsr<float>&, cudaStream_t);
 template DeviceBuffer<double> diagonal<double>(const DeviceCsr<double>&, cudaStream_t);
 

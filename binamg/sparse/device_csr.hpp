@@ -50,6 +50,13 @@ void require_consistent(const DeviceCsr<T>& M, const std::string& what) {
               std::to_string(M.values.size()) + " values)");
 }
 
+/// validate(CsrMatrix) on the device, with its messages (naming `what` and the
+/// row): offsets from 0 to nnz, never decreasing; columns in range, sorted,
+/// without duplicates; finite values. Reads the arrays on the GPU and copies
+/// the matrix to the host only to word an error; synchronizes `stream`.
+template <typename T>
+void validate(const DeviceCsr<T>& M, const std::string& what, cudaStream_t stream = nullptr);
+
 /// Uploads a host matrix (asynchronous on `stream`).
 template <typename T>
 DeviceCsr<T> to_device(const CsrMatrix<T>& host, cudaStream_t stream = nullptr) {
