@@ -210,9 +210,6 @@ Options parse_arguments(int argc, char** argv) {
           "--chebyshev-lower must lie in (0, 1)");
   require(options.repeat >= 0, "--repeat must be at least 0");
   require(options.refresh_count >= 0, "--refresh-count must be at least 0");
-  require(!mixed || options.refresh_count == 0,
-          "--refresh-count takes --precision double or float (a mixed hierarchy's refresh "
-          "is not timed yet)");
   require(options.rhs_count <= 1 || options.solver == "cg",
           "--rhs-count above 1 needs --solver cg (the block solve is CG)");
   require(options.amg.strength_threshold >= 0 && options.amg.strength_threshold < 1,
@@ -474,7 +471,9 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
 }
 
 /// --precision mixed: the hierarchy built from A rounded to float (the rounding
-/// timed as setup), its V-cycle preconditioning CG in double on A.
+/// timed as setup), its V-cycle preconditioning CG in double on A. A refresh
+/// (--refresh-count) rounds the new values, refreshes the float hierarchy with
+/// them and gives CG the new A, all timed.
 int run_mixed(const Options& options, Device device, const CsrMatrix<double>& A,
               const std::vector<double>& b, const std::string& description, double load_ms) {
   require(b.size() == std::size_t(A.rows),
@@ -485,37 +484,87 @@ int run_mixed(const Options& options, Device device, const CsrMatrix<double>& A,
     block.solve_ms = result.solve_ms;
     return block;
   };
+  cli::RefreshRuns refreshes;  // after the first (cold) solve only
+  bool refreshed = false;
   if (device == Device::cpu)
-    return solve_and_report(options, device, A, 1, description, load_ms, [&](auto&& report) {
-      const auto start = std::chrono::steady_clock::now();
-      const CsrMatrix<float> rounded = convert_values<float>(A);
-      const double convert_ms = milliseconds_since(start);
-      Hierarchy<float> hierarchy = build_hierarchy(rounded, options.amg);
-      hierarchy.timings.convert_ms = convert_ms;
-      report(hierarchy);
-      std::vector<double> x(A.rows, 0.0);
-      return single(pcg(hierarchy, A, b, x, options.solve));
-    });
+    return solve_and_report(
+        options, device, A, 1, description, load_ms,
+        [&](auto&& report) {
+          const auto start = std::chrono::steady_clock::now();
+          const CsrMatrix<float> rounded = convert_values<float>(A);
+          const double convert_ms = milliseconds_since(start);
+          Hierarchy<float> hierarchy = build_hierarchy(rounded, options.amg);
+          hierarchy.timings.convert_ms = convert_ms;
+          report(hierarchy);
+          std::vector<double> x(A.rows, 0.0);
+          const BlockSolveResult result = single(pcg(hierarchy, A, b, x, options.solve));
+          if (!refreshed) {
+            refreshed = true;
+            CsrMatrix<double> current;  // CG's A after a refresh
+            refreshes = cli::time_refreshes(
+                options.refresh_count, A, [](CsrMatrix<double> next) { return next; }, [] {},
+                [&](CsrMatrix<double> values) {
+                  const auto convert_start = std::chrono::steady_clock::now();
+                  const CsrMatrix<float> next = convert_values<float>(values);
+                  const double next_convert_ms = milliseconds_since(convert_start);
+                  refresh(hierarchy, next);
+                  current = std::move(values);
+                  hierarchy.timings.convert_ms = next_convert_ms;
+                  return hierarchy.timings;
+                },
+                [&] {
+                  std::vector<double> y(A.rows, 0.0);
+                  return single(pcg(hierarchy, current, b, y, options.solve));
+                });
+          }
+          return result;
+        },
+        refreshes);
   validate(A, "amg_solve: A");
-  return solve_and_report(options, device, A, 1, description, load_ms, [&](auto&& report) {
-    const DeviceCsr<double> device_A = to_device(A);
-    const DeviceBuffer<double> device_b = to_device(b);
-    BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
-    const auto start = std::chrono::steady_clock::now();
-    DeviceHierarchy<float> hierarchy;
-    {
-      const DeviceCsr<float> rounded = convert_values<float>(device_A);
-      BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
-      const double convert_ms = milliseconds_since(start);
-      hierarchy = build_hierarchy(rounded, options.amg);
-      hierarchy.timings.convert_ms = convert_ms;
-    }
-    report(hierarchy);
-    DeviceBuffer<double> x = to_device(std::vector<double>(A.rows, 0.0));
-    const BlockSolveResult result = single(pcg(hierarchy, device_A, device_b, x, options.solve));
-    require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
-    return result;
-  });
+  return solve_and_report(
+      options, device, A, 1, description, load_ms,
+      [&](auto&& report) {
+        DeviceCsr<double> device_A = to_device(A);
+        const DeviceBuffer<double> device_b = to_device(b);
+        BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto start = std::chrono::steady_clock::now();
+        DeviceHierarchy<float> hierarchy;
+        {
+          const DeviceCsr<float> rounded = convert_values<float>(device_A);
+          BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+          const double convert_ms = milliseconds_since(start);
+          hierarchy = build_hierarchy(rounded, options.amg);
+          hierarchy.timings.convert_ms = convert_ms;
+        }
+        report(hierarchy);
+        DeviceBuffer<double> x = to_device(std::vector<double>(A.rows, 0.0));
+        const BlockSolveResult result =
+            single(pcg(hierarchy, device_A, device_b, x, options.solve));
+        require(all_finite(to_host(x)), "amg_solve: the GPU solution has non-finite entries");
+        if (!refreshed) {
+          refreshed = true;
+          refreshes = cli::time_refreshes(
+              options.refresh_count, A,
+              [](const CsrMatrix<double>& next) { return to_device(next); },
+              [] { BINAMG_CUDA_CHECK(cudaDeviceSynchronize()); },
+              [&](DeviceCsr<double> values) {
+                const auto convert_start = std::chrono::steady_clock::now();
+                const DeviceCsr<float> next = convert_values<float>(values);
+                BINAMG_CUDA_CHECK(cudaDeviceSynchronize());
+                const double next_convert_ms = milliseconds_since(convert_start);
+                refresh(hierarchy, next);
+                device_A = std::move(values);
+                hierarchy.timings.convert_ms = next_convert_ms;
+                return hierarchy.timings;
+              },
+              [&] {
+                DeviceBuffer<double> y = to_device(std::vector<double>(A.rows, 0.0));
+                return single(pcg(hierarchy, device_A, device_b, y, options.solve));
+              });
+        }
+        return result;
+      },
+      refreshes);
 }
 
 template <typename T>
@@ -614,11 +663,14 @@ int run(Options options, Device device) {
           if (!refreshed) {
             refreshed = true;
             refreshes = cli::time_refreshes(
-                options.refresh_count, A, hierarchy, [](CsrMatrix<T> next) { return next; },
-                [] {},
-                [&](const Hierarchy<T>& h) {
+                options.refresh_count, A, [](CsrMatrix<T> next) { return next; }, [] {},
+                [&](const CsrMatrix<T>& values) {
+                  refresh(hierarchy, values);
+                  return hierarchy.timings;
+                },
+                [&] {
                   std::vector<T> y(entries, T(0));
-                  return solve_block(h, b, y);
+                  return solve_block(hierarchy, b, y);
                 });
           }
           return result;
@@ -642,12 +694,15 @@ int run(Options options, Device device) {
         if (!refreshed) {
           refreshed = true;
           refreshes = cli::time_refreshes(
-              options.refresh_count, A, hierarchy,
-              [](const CsrMatrix<T>& next) { return to_device(next); },
+              options.refresh_count, A, [](const CsrMatrix<T>& next) { return to_device(next); },
               [] { BINAMG_CUDA_CHECK(cudaDeviceSynchronize()); },
-              [&](const DeviceHierarchy<T>& h) {
+              [&](const DeviceCsr<T>& values) {
+                refresh(hierarchy, values);
+                return hierarchy.timings;
+              },
+              [&] {
                 DeviceBuffer<T> y = to_device(std::vector<T>(entries, T(0)));
-                return solve_block(h, device_b, y);
+                return solve_block(hierarchy, device_b, y);
               });
         }
         return result;

@@ -19,10 +19,10 @@ namespace binamg::cli {
 constexpr double kRefreshAmplitude = 0.1;
 
 struct RefreshRuns {
-  std::vector<double> ms;                   // wall clock of each refresh() call
+  std::vector<double> ms;                    // wall clock of each refresh() call
   std::vector<binamg::SetupTimings> phases;  // its phases (strength … tentative 0)
-  std::vector<int> iterations;              // of the solve with the refreshed hierarchy
-  bool converged = true;                    // every one of those solves
+  std::vector<int> iterations;               // of the solve with the refreshed hierarchy
+  bool converged = true;                     // every one of those solves
 
   double median_ms() const {
     std::vector<double> sorted = ms;
@@ -31,29 +31,36 @@ struct RefreshRuns {
   }
 };
 
-/// `count` refreshes of h: refresh r takes symmetrically_scaled(A, kRefreshAmplitude, r),
-/// made and moved to h's device by `upload` (untimed: the application's new
-/// values), then refresh() is timed up to `settle()` (the device's work done),
-/// then `solve(h)` (a BlockSolveResult) checks the hierarchy.
-template <typename T, typename HierarchyType, typename Upload, typename Settle, typename Solve>
-RefreshRuns time_refreshes(int count, const binamg::CsrMatrix<T>& A, HierarchyType& h,
-                           Upload&& upload, Settle&& settle, Solve&& solve) {
+/// `count` refreshes: refresh r takes symmetrically_scaled(A, kRefreshAmplitude, r),
+/// made and moved to the hierarchy's device by `upload` (untimed: the
+/// application's new values), then `refresh_with(values)` (which refreshes
+/// and returns the refresh's SetupTimings) is timed up to `settle()` (the
+/// device's work done), then `solve()` (a BlockSolveResult) checks the hierarchy.
+template <typename T, typename Upload, typename Settle, typename Refresh, typename Solve>
+RefreshRuns time_refreshes(int count, const binamg::CsrMatrix<T>& A, Upload&& upload,
+                           Settle&& settle, Refresh&& refresh_with, Solve&& solve) {
   RefreshRuns runs;
   for (int r = 1; r <= count; ++r) {
-    const auto values = upload(binamg::symmetrically_scaled(A, kRefreshAmplitude, double(r)));
+    auto values = upload(binamg::symmetrically_scaled(A, kRefreshAmplitude, double(r)));
     settle();
     const auto start = std::chrono::steady_clock::now();
-    refresh(h, values);
+    const binamg::SetupTimings phases = refresh_with(std::move(values));
     settle();
     runs.ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
-    runs.phases.push_back(h.timings);
-    const auto solved = solve(h);
+    runs.phases.push_back(phases);
+    const auto solved = solve();
     runs.iterations.push_back(solved.max_iterations());
     runs.converged = runs.converged && solved.all_converged();
   }
   return runs;
+}
+
+inline std::string fixed2(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
 }
 
 /// One line per refresh, then the median against `setup_ms`; `gpu`: the first
@@ -62,10 +69,12 @@ inline void print_refreshes(const RefreshRuns& runs, double setup_ms, bool gpu) 
   for (std::size_t r = 0; r < runs.ms.size(); ++r) {
     const binamg::SetupTimings& t = runs.phases[r];
     std::printf(
-        "refresh %zu: %.2f ms (prolongator %.2f, restriction %.2f, galerkin %.2f, coarse factor "
-        "%.2f), then %d iterations%s\n",
-        r + 1, runs.ms[r], t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms,
-        runs.iterations[r], gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
+        "refresh %zu: %.2f ms (%sprolongator %.2f, restriction %.2f, galerkin %.2f, coarse "
+        "factor %.2f), then %d iterations%s\n",
+        r + 1, runs.ms[r],
+        t.convert_ms > 0 ? ("convert " + fixed2(t.convert_ms) + ", ").c_str() : "",
+        t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms, runs.iterations[r],
+        gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
   }
   std::printf("median of %zu refreshes: %.2f ms, %.0f%% of the setup (%.2f ms); %s\n",
               runs.ms.size(), runs.median_ms(), 100 * runs.median_ms() / setup_ms, setup_ms,
