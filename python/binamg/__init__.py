@@ -7,6 +7,9 @@ The interface follows PyAMG's, so its users feel at home::
     x = ml.solve(b, tol=1e-8)                           # PCG + one V-cycle per iteration
     M = ml.aspreconditioner()                           # a scipy LinearOperator
     print(ml)                                           # the hierarchy
+
+With CuPy installed, a cupyx.scipy.sparse matrix and CuPy arrays go in and CuPy
+arrays come out, without a round trip through host memory.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +47,49 @@ def _parameters(block_size, B, rows, options):
         parameters.set_near_nullspace(int(block_size), np.ascontiguousarray(vectors))
     parameters.validate()
     return parameters
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as error:
+        raise TypeError("binamg takes GPU arrays through CuPy, which is not installed") from error
+    return cupy
+
+
+def _in_gpu_memory(x):
+    """Whether x is a GPU array (CuPy's, or any with __cuda_array_interface__)."""
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def _is_gpu_sparse(A):
+    """Whether A is a cupyx.scipy.sparse matrix."""
+    return type(A).__module__.startswith("cupyx.scipy.sparse")
+
+
+def _device_csr_of(A, dtype):
+    """A cupyx.scipy.sparse matrix as the GPU addresses of its canonical CSR arrays:
+    (arrays kept alive, the arguments of the *_on_device methods)."""
+    cupy = _cupy()
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square, got {A.shape[0]} x {A.shape[1]}")
+    if A.dtype.kind == "c":
+        raise ValueError("A is complex: binamg solves real systems")
+    if A.format != "csr":
+        A = A.tocsr()
+    if A.dtype != dtype:
+        A = A.astype(dtype)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()  # also sorts each row's indices
+    if A.nnz >= 2**31:
+        raise ValueError(f"A has {A.nnz} nonzeros; binamg's 32-bit indices take at most 2^31 - 1")
+    arrays = (cupy.ascontiguousarray(A.indptr, dtype=cupy.int32),
+              cupy.ascontiguousarray(A.indices, dtype=cupy.int32),
+              cupy.ascontiguousarray(A.data, dtype=dtype))
+    # binamg reads them on its own stream: the work queued on CuPy's is waited for.
+    cupy.cuda.get_current_stream().synchronize()
+    return arrays, (A.shape[0], A.shape[1], *(a.data.ptr for a in arrays), int(A.nnz))
 
 
 def _csr_of(A, dtype):
@@ -91,6 +137,7 @@ class MultilevelSolver:
         # solver holds the float hierarchy and the double matrix).
         self._solver, self._solving, self.dtype = solver, mixed or solver, dtype
         self.precision = precision
+        self.from_gpu_matrix = False  # built from a cupyx.scipy.sparse matrix
         self.levels = [Level(solver, i) for i in range(solver.num_levels)]
 
     @property
@@ -117,38 +164,71 @@ class MultilevelSolver:
         return (f"binamg MultilevelSolver on the {self.device}, {self.precision}\n"
                 + self._solver.describe())
 
-    def _vector(self, b, name):
-        b = np.ascontiguousarray(b, dtype=self.dtype)
+    def _vector(self, b, name, xp=np):
+        b = xp.ascontiguousarray(xp.asarray(b), dtype=self.dtype)
         if b.ndim not in (1, 2) or b.shape[0] != self._solver.rows:
             raise ValueError(f"{name} must have {self._solver.rows} rows (a vector or an n x k "
                              f"block), got shape {b.shape}")
         return b
 
+    def _on_device(self, b, x0):
+        """Whether a solve of b (and x0) runs in GPU memory: a GPU hierarchy given a
+        GPU array. A CPU hierarchy takes GPU arrays through host copies."""
+        return self.device == "gpu" and (_in_gpu_memory(b) or _in_gpu_memory(x0))
+
+    def _solve_on_device(self, b, x0, tol, maxiter, accel):
+        cupy = _cupy()
+        b = self._vector(b, "b", cupy)
+        if x0 is not None:
+            x0 = self._vector(x0, "x0", cupy)
+            if x0.shape != b.shape:
+                raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
+        x = cupy.empty_like(b)
+        cupy.cuda.get_current_stream().synchronize()
+        info = self._solving.solve_on_device(b.data.ptr, 0 if x0 is None else x0.data.ptr,
+                                             x.data.ptr, 1 if b.ndim == 1 else b.shape[1],
+                                             float(tol), int(maxiter), accel)
+        first = b if b.ndim == 1 else b[:, 0]
+        return x, info, float(cupy.linalg.norm(first.astype(cupy.float64)))
+
     def solve(self, b, x0=None, tol=1e-8, maxiter=500, accel="cg", residuals=None,
               return_info=False):
         """Solves A x = b to ||b - A x|| / ||b|| <= tol (the true residual decides).
 
-        b may be n x k: k right-hand sides solved together (block CG). accel is "cg"
+        b may be n x k: k right-hand sides solved together (block CG). A CuPy b (or x0)
+        gives a CuPy x, solved in GPU memory by a GPU hierarchy. accel is "cg"
         (PCG with one V-cycle per iteration) or None (the V-cycle alone). residuals, a
         list, receives the residual norms ||r_k|| of each iteration (of the first
         column). With return_info, returns (x, info): info is a dict (one per column
         for a block) with iterations, converged, relative_residual, residual_history.
         """
-        b = self._vector(b, "b")
-        if x0 is not None:
-            x0 = self._vector(x0, "x0")
-        if x0 is not None and x0.shape != b.shape:
-            raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
         if accel not in ("cg", None):
             raise ValueError(f"accel must be 'cg' or None, got {accel!r}")
-        x, info = self._solving.solve(b, x0, float(tol), int(maxiter),
-                                      "cg" if accel == "cg" else "none")
-        if residuals is not None:
+        how = "cg" if accel == "cg" else "none"
+        if self._on_device(b, x0):
+            x, info, scale = self._solve_on_device(b, x0, tol, maxiter, how)
+            b_ndim = x.ndim
+        else:
+            gpu_arrays = _in_gpu_memory(b) or _in_gpu_memory(x0)
+            if gpu_arrays:  # a CPU hierarchy: through host memory, and back
+                cupy = _cupy()
+                b = cupy.asnumpy(b)
+                x0 = None if x0 is None else cupy.asnumpy(x0)
+            b = self._vector(b, "b")
+            if x0 is not None:
+                x0 = self._vector(x0, "x0")
+            if x0 is not None and x0.shape != b.shape:
+                raise ValueError(f"x0 has shape {x0.shape} but b has {b.shape}")
+            x, info = self._solving.solve(b, x0, float(tol), int(maxiter), how)
             first = b if b.ndim == 1 else b[:, 0]
             scale = float(np.linalg.norm(first.astype(np.float64)))
+            b_ndim = b.ndim
+            if gpu_arrays:
+                x = cupy.asarray(x)
+        if residuals is not None:
             residuals[:] = [r * scale for r in info[0]["residual_history"]]
         if return_info:
-            return x, (info[0] if b.ndim == 1 else info)
+            return x, (info[0] if b_ndim == 1 else info)
         return x
 
     def refresh(self, A):
@@ -168,12 +248,29 @@ class MultilevelSolver:
                               np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data))
         self.levels = [Level(self._solver, i) for i in range(self._solver.num_levels)]
 
+    def _precondition(self, b):
+        if not (self.device == "gpu" and _in_gpu_memory(b)):
+            if _in_gpu_memory(b):
+                return _cupy().asarray(self._solving.precondition(self._vector(_cupy().asnumpy(b), "b")))
+            return self._solving.precondition(self._vector(b, "b"))
+        cupy = _cupy()
+        b = self._vector(b, "b", cupy)
+        x = cupy.empty_like(b)
+        cupy.cuda.get_current_stream().synchronize()
+        self._solving.precondition_on_device(b.data.ptr, x.data.ptr,
+                                             1 if b.ndim == 1 else b.shape[1])
+        return x
+
     def aspreconditioner(self):
-        """One V-cycle from a zero guess as a scipy LinearOperator (for scipy's cg, gmres)."""
+        """One V-cycle from a zero guess as a LinearOperator: scipy's (for scipy's cg,
+        gmres), or cupyx's for a hierarchy built from a cupyx.scipy.sparse matrix (for
+        cupyx.scipy.sparse.linalg's cg, gmres). Either takes NumPy and CuPy vectors."""
         n = self._solver.rows
-        return LinearOperator((n, n), dtype=self.dtype,
-                              matvec=lambda b: self._solving.precondition(self._vector(b, "b")),
-                              matmat=lambda b: self._solving.precondition(self._vector(b, "b")))
+        Operator = LinearOperator
+        if self.from_gpu_matrix:
+            from cupyx.scipy.sparse.linalg import LinearOperator as Operator
+        return Operator((n, n), dtype=self.dtype, matvec=self._precondition,
+                        matmat=self._precondition)
 
 
 def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", precision=None,
@@ -187,6 +284,9 @@ def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", precisio
     "cg"); by default float for a float32 matrix, double for any other real type.
     Other keywords set AmgParameters' fields (binamg.parameter_names), for example
     strength_threshold=0.25, smoother="jacobi".
+
+    A may be a cupyx.scipy.sparse matrix: a GPU hierarchy is then built from it in GPU
+    memory (a CPU one from a host copy, with device="cpu").
     """
     if device not in ("auto", "cpu", "gpu"):
         raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}")
@@ -194,9 +294,26 @@ def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", precisio
         raise ValueError(f"precision must be 'double', 'float' or 'mixed', got {precision!r}")
     if precision is None:
         precision = "float" if getattr(A, "dtype", None) == np.float32 else "double"
-    A = _csr_of(A, np.float32 if precision == "float" else np.float64)
-    options = _parameters(block_size, B, A.shape[0], parameters)
+    dtype = np.float32 if precision == "float" else np.float64
     on = ("gpu" if gpu_available() else "cpu") if device == "auto" else device
+    if B is not None and _in_gpu_memory(B):
+        B = _cupy().asnumpy(B)  # the near-nullspace vectors are a parameter, kept on the host
+    if _is_gpu_sparse(A):
+        if on == "cpu":
+            A = A.get()
+        else:
+            options = _parameters(block_size, B, A.shape[0], parameters)
+            _, arguments = _device_csr_of(A, dtype)
+            if precision == "mixed":
+                mixed = _binamg.MixedSolver.on_device(*arguments, options)
+                ml = MultilevelSolver(mixed.hierarchy, np.float64, precision, mixed)
+            else:
+                Solver = _binamg.Solver32 if precision == "float" else _binamg.Solver64
+                ml = MultilevelSolver(Solver.on_device(*arguments, options), dtype, precision)
+            ml.from_gpu_matrix = True
+            return ml
+    A = _csr_of(A, dtype)
+    options = _parameters(block_size, B, A.shape[0], parameters)
     arrays = (A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
               np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data), options, on)
     if precision == "mixed":

@@ -1,7 +1,8 @@
 // The Python module binamg._binamg: what python/binamg/__init__.py builds its
 // PyAMG-like interface on. Arrays come in as NumPy arrays (C order) and are
-// copied once; binamg's InvalidInput becomes ValueError; setup and solves run
-// without the GIL.
+// copied once, or as the GPU addresses of CuPy arrays (the *_on_device
+// methods, no host round trip); binamg's InvalidInput becomes ValueError;
+// setup and solves run without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -29,11 +30,6 @@ template <typename T>
 using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
 template <typename T>
 using Out = nb::ndarray<nb::numpy, T>;
-
-template <typename T>
-std::vector<T> vector_of(const In<T>& array) {
-  return std::vector<T>(array.data(), array.data() + array.size());
-}
 
 // A NumPy array that owns `values`, shaped rows (× k when k > 1).
 template <typename T>
@@ -86,8 +82,8 @@ Device device_of(const std::string& name) {
 // all without the GIL.
 template <typename S, typename T>
 void construct(S* self, index_t rows, index_t cols, const In<std::int32_t>& indptr,
-               const In<std::int32_t>& indices, const In<T>& data,
-               const AmgParameters& parameters, const std::string& device) {
+               const In<std::int32_t>& indices, const In<T>& data, const AmgParameters& parameters,
+               const std::string& device) {
   nb::gil_scoped_release release;
   new (self) S(matrix_of(rows, cols, indptr, indices, data), parameters, device_of(device));
 }
@@ -99,6 +95,44 @@ void refresh_with(S& self, index_t rows, index_t cols, const In<std::int32_t>& i
                   const In<std::int32_t>& indices, const In<T>& data) {
   nb::gil_scoped_release release;
   self.refresh(matrix_of(rows, cols, indptr, indices, data));
+}
+
+// GPU memory comes in as the address of a CuPy array (__cuda_array_interface__),
+// whose dtype, shape and C order python/binamg checked; each address is
+// checked to be memory of the current GPU before it is read.
+template <typename T>
+const T* device_input(std::uintptr_t address, const char* what) {
+  require_device_memory(reinterpret_cast<const void*>(address), what);
+  return reinterpret_cast<const T*>(address);
+}
+
+// A's arrays in GPU memory, copied and validated there (no host round trip).
+template <typename T>
+DeviceCsr<T> device_matrix_of(index_t rows, index_t cols, std::uintptr_t indptr,
+                              std::uintptr_t indices, std::uintptr_t data, std::int64_t nnz) {
+  require(gpu_available(), "A is in GPU memory but no usable CUDA device was found");
+  return device_csr_from<T>(rows, cols, reinterpret_cast<const std::int32_t*>(indptr),
+                            reinterpret_cast<const std::int32_t*>(indices),
+                            reinterpret_cast<const T*>(data), nnz);
+}
+
+// solve_on_device(b, x0, x, k, ...) of either solver: GPU addresses (x0 0 for
+// none), x written in place; returns [info per column].
+template <typename T, typename Run>
+nb::list solve_on_device_with(std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
+                              double tol, int maxiter, Run&& run) {
+  require(maxiter >= 0, "maxiter must be >= 0");
+  std::vector<SolveResult> results;
+  {
+    nb::gil_scoped_release release;
+    const T* rhs = device_input<T>(b, "b");
+    const T* guess = x0 != 0 ? device_input<T>(x0, "x0") : nullptr;
+    T* out = const_cast<T*>(device_input<T>(x, "x"));
+    results = run(rhs, guess, out, k, SolveOptions{tol, maxiter});
+  }
+  nb::list info;
+  for (const SolveResult& r : results) info.append(result_dict(r));
+  return info;
 }
 
 // The columns of b (a vector or an n x k block) of a matrix of `rows` rows.
@@ -134,10 +168,10 @@ nb::tuple solve_with(index_t rows, const In<T>& b, const std::optional<In<T>>& x
 template <typename T, typename Apply>
 Out<T> precondition_with(index_t rows, const In<T>& b, Apply&& apply) {
   const index_t k = columns_of(b, rows);
-  std::vector<T> rhs = vector_of(b), x;
+  std::vector<T> x(b.size());
   {
     nb::gil_scoped_release release;
-    apply(rhs, x, k);
+    apply(b.data(), x.data(), k);
   }
   return numpy_of(std::move(x), rows, k);
 }
@@ -169,53 +203,122 @@ void bind_solver(nb::module_& m, const char* name) {
                      d["coarse_factor"] = t.coarse_factor_ms;
                      return d;
                    })
-      .def("matrix", [](const S& s, index_t level, const std::string& which) {
-        require(which == "A" || which == "P" || which == "R", "which must be 'A', 'P' or 'R'");
-        return csr_tuple(s.matrix(level, which[0]));
-      })
+      .def("matrix",
+           [](const S& s, index_t level, const std::string& which) {
+             require(which == "A" || which == "P" || which == "R", "which must be 'A', 'P' or 'R'");
+             return csr_tuple(s.matrix(level, which[0]));
+           })
       .def(
           "solve",
           [](const S& s, const In<T>& b, std::optional<In<T>> x0, double tol, int maxiter,
              const std::string& accel) {
             require(accel == "cg" || accel == "none", "accel must be 'cg' or None");
             const Accelerator how = accel == "cg" ? Accelerator::cg : Accelerator::none;
-            return solve_with(s.rows(), b, x0, tol, maxiter,
-                              [&](const T* rhs, const T* guess, T* x, index_t k,
-                                  const SolveOptions& options) {
-                                return s.solve(rhs, guess, x, k, options, how);
-                              });
+            return solve_with(
+                s.rows(), b, x0, tol, maxiter,
+                [&](const T* rhs, const T* guess, T* x, index_t k, const SolveOptions& options) {
+                  return s.solve(rhs, guess, x, k, options, how);
+                });
           },
           "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
-      .def("precondition", [](const S& s, const In<T>& b) {
-        return precondition_with(s.rows(), b, [&](const std::vector<T>& rhs, std::vector<T>& x,
-                                                  index_t k) { s.precondition(rhs, x, k); });
+      .def("precondition",
+           [](const S& s, const In<T>& b) {
+             return precondition_with(
+                 s.rows(), b, [&](const T* rhs, T* x, index_t k) { s.precondition(rhs, x, k); });
+           })
+      .def_static(
+          "on_device",
+          [](index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
+             std::uintptr_t data, std::int64_t nnz, const AmgParameters& parameters) {
+            nb::gil_scoped_release release;
+            return new S(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz), parameters);
+          },
+          nb::rv_policy::take_ownership)
+      .def("refresh_on_device",
+           [](S& s, index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
+              std::uintptr_t data, std::int64_t nnz) {
+             nb::gil_scoped_release release;
+             s.refresh(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz));
+           })
+      .def("solve_on_device",
+           [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
+              double tol, int maxiter, const std::string& accel) {
+             require(accel == "cg" || accel == "none", "accel must be 'cg' or None");
+             require(s.gpu() != nullptr, "vectors in GPU memory are solved by a GPU hierarchy");
+             const Accelerator how = accel == "cg" ? Accelerator::cg : Accelerator::none;
+             return solve_on_device_with<T>(b, x0, x, k, tol, maxiter,
+                                            [&](const T* rhs, const T* guess, T* out,
+                                                index_t columns, const SolveOptions& options) {
+                                              return s.solve(rhs, guess, out, columns, options,
+                                                             how);
+                                            });
+           })
+      .def("precondition_on_device", [](const S& s, std::uintptr_t b, std::uintptr_t x, index_t k) {
+        require(s.gpu() != nullptr, "vectors in GPU memory are solved by a GPU hierarchy");
+        nb::gil_scoped_release release;
+        s.precondition(device_input<T>(b, "b"), const_cast<T*>(device_input<T>(x, "x")), k);
       });
 }
 
 void bind_mixed_solver(nb::module_& m) {
   using S = MixedSolver;
   nb::class_<S>(m, "MixedSolver")
-      .def("__init__", &construct<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
-           "data"_a, "parameters"_a, "device"_a)
+      .def("__init__", &construct<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+           "parameters"_a, "device"_a)
       .def("refresh", &refresh_with<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
            "data"_a)
       .def_prop_ro("hierarchy", &S::hierarchy, nb::rv_policy::reference_internal)
       .def(
           "solve",
-          [](const S& s, const In<double>& b, std::optional<In<double>> x0, double tol,
-             int maxiter, const std::string& accel) {
+          [](const S& s, const In<double>& b, std::optional<In<double>> x0, double tol, int maxiter,
+             const std::string& accel) {
             require(accel == "cg", "precision='mixed' preconditions CG: accel must be 'cg'");
-            return solve_with(s.hierarchy().rows(), b, x0, tol, maxiter,
-                              [&](const double* rhs, const double* guess, double* x, index_t k,
-                                  const SolveOptions& options) {
-                                return s.solve(rhs, guess, x, k, options);
-                              });
+            return solve_with(
+                s.hierarchy().rows(), b, x0, tol, maxiter,
+                [&](const double* rhs, const double* guess, double* x, index_t k,
+                    const SolveOptions& options) { return s.solve(rhs, guess, x, k, options); });
           },
           "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
-      .def("precondition", [](const S& s, const In<double>& b) {
-        return precondition_with(s.hierarchy().rows(), b,
-                                 [&](const std::vector<double>& rhs, std::vector<double>& x,
-                                     index_t k) { s.precondition(rhs, x, k); });
+      .def("precondition",
+           [](const S& s, const In<double>& b) {
+             return precondition_with(
+                 s.hierarchy().rows(), b,
+                 [&](const double* rhs, double* x, index_t k) { s.precondition(rhs, x, k); });
+           })
+      .def_static(
+          "on_device",
+          [](index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
+             std::uintptr_t data, std::int64_t nnz, const AmgParameters& parameters) {
+            nb::gil_scoped_release release;
+            return new S(device_matrix_of<double>(rows, cols, indptr, indices, data, nnz),
+                         parameters);
+          },
+          nb::rv_policy::take_ownership)
+      .def("refresh_on_device",
+           [](S& s, index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
+              std::uintptr_t data, std::int64_t nnz) {
+             nb::gil_scoped_release release;
+             s.refresh(device_matrix_of<double>(rows, cols, indptr, indices, data, nnz));
+           })
+      .def("solve_on_device",
+           [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
+              double tol, int maxiter, const std::string& accel) {
+             require(accel == "cg", "precision='mixed' preconditions CG: accel must be 'cg'");
+             require(s.hierarchy().gpu() != nullptr,
+                     "vectors in GPU memory are solved by a GPU hierarchy");
+             return solve_on_device_with<double>(
+                 b, x0, x, k, tol, maxiter,
+                 [&](const double* rhs, const double* guess, double* out, index_t columns,
+                     const SolveOptions& options) {
+                   return s.solve(rhs, guess, out, columns, options);
+                 });
+           })
+      .def("precondition_on_device", [](const S& s, std::uintptr_t b, std::uintptr_t x, index_t k) {
+        require(s.hierarchy().gpu() != nullptr,
+                "vectors in GPU memory are solved by a GPU hierarchy");
+        nb::gil_scoped_release release;
+        s.precondition(device_input<double>(b, "b"),
+                       const_cast<double*>(device_input<double>(x, "x")), k);
       });
 }
 
@@ -245,8 +348,12 @@ NB_MODULE(_binamg, m) {
       .def_rw("system_strength_threshold", &AmgParameters::system_strength_threshold)
       .def_prop_rw(
           "strength_measure",
-          [](const AmgParameters& p) { return std::string(strength_measure_name(p.strength_measure)); },
-          [](AmgParameters& p, const std::string& v) { p.strength_measure = parse_strength_measure(v); })
+          [](const AmgParameters& p) {
+            return std::string(strength_measure_name(p.strength_measure));
+          },
+          [](AmgParameters& p, const std::string& v) {
+            p.strength_measure = parse_strength_measure(v);
+          })
       .def_rw("strength_decay", &AmgParameters::strength_decay)
       .def_rw("filtered_levels", &AmgParameters::filtered_levels)
       .def_prop_rw(

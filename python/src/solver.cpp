@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "binamg/core/cuda_check.hpp"
-
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/sparse/device_csr.hpp"
+#include "binamg/vector/convert.hpp"
 
 namespace binamg::python {
 
@@ -36,6 +36,12 @@ Solver<T>::Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device
   else
     host_ = std::make_unique<Hierarchy<T>>(build_hierarchy(A, parameters));
 }
+
+template <typename T>
+Solver<T>::Solver(const DeviceCsr<T>& A, const AmgParameters& parameters)
+    : device_(Device::gpu),
+      rows_(A.rows),
+      gpu_(std::make_unique<DeviceHierarchy<T>>(build_hierarchy(A, parameters))) {}
 
 template <typename T>
 index_t Solver<T>::num_levels() const {
@@ -71,9 +77,9 @@ template <typename T>
 CsrMatrix<T> Solver<T>::matrix(index_t level, char which) const {
   const index_t fine_levels = num_levels() - 1;
   if (which == 'A') {
-    require(level >= 0 && level < num_levels(),
-            "level " + std::to_string(level) + " does not exist (" +
-                std::to_string(num_levels()) + " levels)");
+    require(level >= 0 && level < num_levels(), "level " + std::to_string(level) +
+                                                    " does not exist (" +
+                                                    std::to_string(num_levels()) + " levels)");
     return host_ ? host_->matrix(level) : to_host(gpu_->matrix(level));
   }
   require(level >= 0 && level < fine_levels,
@@ -98,33 +104,87 @@ void set_column(std::vector<T>& block, index_t k, index_t j, const std::vector<T
   for (std::size_t i = 0; i < values.size(); ++i) block[i * k + j] = values[i];
 }
 
-// Host memory to a new device buffer, and back (ordered on `stream`; the
-// download waits for it).
+// The GPU solver's vectors may lie in host memory (NumPy) or in device memory
+// (CuPy): the copies below are cudaMemcpyDefault, which tells them apart.
+//
+// Column j of the rows × k block at `source` (host or device) into a new
+// device buffer, and back: one strided copy each, ordered on `stream`.
 template <typename T>
-DeviceBuffer<T> upload(const T* host, std::size_t n, cudaStream_t stream) {
+DeviceBuffer<T> column_to_device(const T* source, index_t rows, index_t k, index_t j,
+                                 cudaStream_t stream) {
+  DeviceBuffer<T> device(rows, stream, "Python vector");
+  if (rows > 0)
+    BINAMG_CUDA_CHECK(cudaMemcpy2DAsync(device.data(), sizeof(T), source + j, k * sizeof(T),
+                                        sizeof(T), rows, cudaMemcpyDefault, stream));
+  return device;
+}
+
+template <typename T>
+void column_from_device(const DeviceBuffer<T>& device, T* target, index_t k, index_t j,
+                        cudaStream_t stream) {
+  if (device.size() > 0)
+    BINAMG_CUDA_CHECK(cudaMemcpy2DAsync(target + j, k * sizeof(T), device.data(), sizeof(T),
+                                        sizeof(T), device.size(), cudaMemcpyDefault, stream));
+}
+
+// A whole block (or zeros, for a null `source`) into a new device buffer.
+template <typename T>
+DeviceBuffer<T> block_to_device(const T* source, std::size_t n, cudaStream_t stream) {
   DeviceBuffer<T> device(n, stream, "Python vector");
   if (n > 0)
     BINAMG_CUDA_CHECK(
-        cudaMemcpyAsync(device.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+        source ? cudaMemcpyAsync(device.data(), source, n * sizeof(T), cudaMemcpyDefault, stream)
+               : cudaMemsetAsync(device.data(), 0, n * sizeof(T), stream));
   return device;
 }
 
+// The block back to `target`, waiting for it: once a solve returns, its
+// result is there, for NumPy and for CuPy's streams alike.
 template <typename T>
-DeviceBuffer<T> zeros(std::size_t n, cudaStream_t stream) {
-  DeviceBuffer<T> device(n, stream, "Python vector");
-  if (n > 0) BINAMG_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, n * sizeof(T), stream));
-  return device;
-}
-
-template <typename T>
-void download(const DeviceBuffer<T>& device, T* host, cudaStream_t stream) {
+void block_from_device(const DeviceBuffer<T>& device, T* target, cudaStream_t stream) {
   if (device.size() > 0)
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(host, device.data(), device.size() * sizeof(T),
-                                      cudaMemcpyDeviceToHost, stream));
+    BINAMG_CUDA_CHECK(cudaMemcpyAsync(target, device.data(), device.size() * sizeof(T),
+                                      cudaMemcpyDefault, stream));
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 }  // namespace
+
+void require_device_memory(const void* pointer, const std::string& what) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
+  int current = -1;
+  BINAMG_CUDA_CHECK(cudaGetDevice(&current));
+  require(
+      status == cudaSuccess &&
+          (attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged) &&
+          attributes.device == current,
+      what + " is not memory of the GPU binamg runs on (device " + std::to_string(current) + ")");
+  if (status != cudaSuccess) cudaGetLastError();  // cleared: the error is reported above
+}
+
+template <typename T>
+DeviceCsr<T> device_csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
+                             const std::int32_t* indices, const T* data, std::int64_t nnz) {
+  require(rows >= 0 && cols >= 0, "A has a negative dimension");
+  require(
+      nnz >= 0 && nnz < std::int64_t(1) << 31,
+      "A has " + std::to_string(nnz) + " entries; binamg's 32-bit indices take at most 2^31 - 1");
+  require_device_memory(indptr, "A's indptr");
+  if (nnz > 0) {
+    require_device_memory(indices, "A's indices");
+    require_device_memory(data, "A's data");
+  }
+  DeviceCsr<T> A;
+  A.rows = rows;
+  A.cols = cols;
+  A.row_ptr = block_to_device(indptr, std::size_t(rows) + 1, nullptr);
+  A.col_idx = block_to_device(indices, std::size_t(nnz), nullptr);
+  A.values = block_to_device(data, std::size_t(nnz), nullptr);
+  validate(A, "A");  // on the device
+  A.max_row_length = max_row_length(A);
+  return A;
+}
 
 template <typename T>
 std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t k,
@@ -134,41 +194,42 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
   const std::size_t entries = std::size_t(rows_) * k;
   if (gpu_) {
     cudaStream_t stream = gpu_->stream;
-    if (accelerator == Accelerator::cg && k > 1) {
-      DeviceBuffer<T> device_x = x0 ? upload(x0, entries, stream) : zeros<T>(entries, stream);
-      const BlockSolveResult block = pcg(*gpu_, upload(b, entries, stream), device_x, k, options);
-      download(device_x, x, stream);
-      return block.columns;
+    if (accelerator == Accelerator::cg || k == 1) {
+      DeviceBuffer<T> device_x = block_to_device(x0, entries, stream);
+      const DeviceBuffer<T> device_b = block_to_device(b, entries, stream);
+      std::vector<SolveResult> results;
+      if (k > 1)
+        results = pcg(*gpu_, device_b, device_x, k, options).columns;
+      else if (accelerator == Accelerator::cg)
+        results = {pcg(*gpu_, device_b, device_x, options)};
+      else
+        results = {vcycle_solve(*gpu_, device_b, device_x, options)};
+      block_from_device(device_x, x, stream);
+      return results;
     }
-    if (k == 1) {
-      DeviceBuffer<T> device_x = x0 ? upload(x0, entries, stream) : zeros<T>(entries, stream);
-      const DeviceBuffer<T> device_b = upload(b, entries, stream);
-      const SolveResult result = accelerator == Accelerator::cg
-                                     ? pcg(*gpu_, device_b, device_x, options)
-                                     : vcycle_solve(*gpu_, device_b, device_x, options);
-      download(device_x, x, stream);
-      return {result};
+    // The V-cycle as the solver for k > 1 (no block form): a column at a time.
+    std::vector<SolveResult> results;
+    for (index_t j = 0; j < k; ++j) {
+      DeviceBuffer<T> xj = x0 ? column_to_device(x0, rows_, k, j, stream)
+                              : block_to_device<T>(nullptr, rows_, stream);
+      results.push_back(vcycle_solve(*gpu_, column_to_device(b, rows_, k, j, stream), xj, options));
+      column_from_device(xj, x, k, j, stream);
     }
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return results;
   }
-  // On the host, and the V-cycle as the solver for k > 1 on the GPU (no block form):
-  // one column at a time, or the host's block CG.
+  // On the host: one column at a time, or the host's block CG.
   const std::vector<T> rhs(b, b + entries);
   std::vector<T> guess = x0 ? std::vector<T>(x0, x0 + entries) : std::vector<T>(entries, T(0));
   std::vector<SolveResult> results;
-  if (host_ && accelerator == Accelerator::cg) {
+  if (accelerator == Accelerator::cg) {
     results = k > 1 ? pcg(*host_, rhs, guess, k, options).columns
                     : std::vector<SolveResult>{pcg(*host_, rhs, guess, options)};
   } else {
     for (index_t j = 0; j < k; ++j) {
       const std::vector<T> bj = column(rhs, k, j);
       std::vector<T> xj = column(guess, k, j);
-      if (host_) {
-        results.push_back(vcycle_solve(*host_, bj, xj, options));
-      } else {
-        DeviceBuffer<T> device_x = to_device(xj, gpu_->stream);
-        results.push_back(vcycle_solve(*gpu_, to_device(bj, gpu_->stream), device_x, options));
-        xj = to_host(device_x);
-      }
+      results.push_back(vcycle_solve(*host_, bj, xj, options));
       set_column(guess, k, j, xj);
     }
   }
@@ -177,23 +238,21 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
 }
 
 template <typename T>
-void Solver<T>::precondition(const std::vector<T>& b, std::vector<T>& x, index_t k) const {
-  require(k >= 1 && b.size() == std::size_t(rows_) * k,
-          "the vector must have " + std::to_string(rows_) + " rows");
-  x.assign(b.size(), T(0));
+void Solver<T>::precondition(const T* b, T* x, index_t k) const {
+  require(k >= 1, "the vector must have at least one column");
   for (index_t j = 0; j < k; ++j) {
-    const std::vector<T> bj = k == 1 ? b : column(b, k, j);
-    std::vector<T> xj(bj.size());
     if (host_) {
+      std::vector<T> bj(rows_), xj(rows_);
+      for (index_t i = 0; i < rows_; ++i) bj[i] = b[std::size_t(i) * k + j];
       vcycle_from_zero(*host_, bj, xj);
+      for (index_t i = 0; i < rows_; ++i) x[std::size_t(i) * k + j] = xj[i];
     } else {
-      DeviceBuffer<T> device_x(bj.size(), gpu_->stream, "preconditioned vector");
-      vcycle_from_zero(*gpu_, to_device(bj, gpu_->stream), device_x);
-      xj = to_host(device_x);
+      DeviceBuffer<T> xj(rows_, gpu_->stream, "preconditioned vector");
+      vcycle_from_zero(*gpu_, column_to_device(b, rows_, k, j, gpu_->stream), xj);
+      column_from_device(xj, x, k, j, gpu_->stream);
     }
-    if (k == 1) x = std::move(xj);
-    else set_column(x, k, j, xj);
   }
+  if (gpu_) BINAMG_CUDA_CHECK(cudaStreamSynchronize(gpu_->stream));
 }
 
 template <typename T>
@@ -204,50 +263,92 @@ void Solver<T>::refresh(const CsrMatrix<T>& A) {
     binamg::refresh(*gpu_, to_device(A, gpu_->stream));
 }
 
+template <typename T>
+void Solver<T>::refresh(const DeviceCsr<T>& A) {
+  require(gpu_ != nullptr, "a matrix in GPU memory refreshes a GPU hierarchy only");
+  binamg::refresh(*gpu_, A);
+}
+
 MixedSolver::MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device)
     : A_(std::move(A)), rounded_(convert_values<float>(A_), parameters, device) {
-  if (device == Device::gpu) device_A_ = std::make_unique<DeviceCsr<double>>(to_device(A_));
+  if (device == Device::gpu) {
+    device_A_ = std::make_unique<DeviceCsr<double>>(to_device(A_));
+    A_ = {};
+  }
 }
+
+MixedSolver::MixedSolver(DeviceCsr<double> A, const AmgParameters& parameters)
+    : device_A_(std::make_unique<DeviceCsr<double>>(std::move(A))),
+      rounded_(convert_values<float>(*device_A_), parameters) {}
 
 void MixedSolver::refresh(CsrMatrix<double> A) {
   rounded_.refresh(convert_values<float>(A));  // checks the pattern first
-  A_ = std::move(A);
-  if (device_A_) *device_A_ = to_device(A_, rounded_.gpu()->stream);
+  if (device_A_)
+    *device_A_ = to_device(A, rounded_.gpu()->stream);
+  else
+    A_ = std::move(A);
 }
 
-std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, double* x,
-                                            index_t k, const SolveOptions& options) const {
-  const std::size_t rows = A_.rows;
+void MixedSolver::refresh(DeviceCsr<double> A) {
+  rounded_.refresh(convert_values<float>(A, rounded_.gpu()->stream));  // checks the pattern first
+  *device_A_ = std::move(A);
+}
+
+std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, double* x, index_t k,
+                                            const SolveOptions& options) const {
+  const index_t rows = rounded_.rows();
   std::vector<SolveResult> results;
   for (index_t j = 0; j < k; ++j) {
-    std::vector<double> bj(rows), xj(rows, 0.0);
-    for (std::size_t i = 0; i < rows; ++i) {
-      bj[i] = b[i * k + j];
-      if (x0) xj[i] = x0[i * k + j];
-    }
     if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
-      DeviceBuffer<double> device_x = to_device(xj, h->stream);
-      results.push_back(pcg(*h, *device_A_, to_device(bj, h->stream), device_x, options));
-      xj = to_host(device_x);
+      DeviceBuffer<double> xj = x0 ? column_to_device(x0, rows, k, j, h->stream)
+                                   : block_to_device<double>(nullptr, rows, h->stream);
+      results.push_back(
+          pcg(*h, *device_A_, column_to_device(b, rows, k, j, h->stream), xj, options));
+      column_from_device(xj, x, k, j, h->stream);
+      BINAMG_CUDA_CHECK(cudaStreamSynchronize(h->stream));
     } else {
+      std::vector<double> bj(rows), xj(rows, 0.0);
+      for (index_t i = 0; i < rows; ++i) {
+        bj[i] = b[std::size_t(i) * k + j];
+        if (x0) xj[i] = x0[std::size_t(i) * k + j];
+      }
       results.push_back(pcg(*rounded_.host(), A_, bj, xj, options));
+      for (index_t i = 0; i < rows; ++i) x[std::size_t(i) * k + j] = xj[i];
     }
-    for (std::size_t i = 0; i < rows; ++i) x[i * k + j] = xj[i];
   }
   return results;
 }
 
-void MixedSolver::precondition(const std::vector<double>& b, std::vector<double>& x,
-                               index_t k) const {
-  const std::vector<float> rounded(b.begin(), b.end());
-  std::vector<float> z;
-  rounded_.precondition(rounded, z, k);
-  x.assign(z.begin(), z.end());
+void MixedSolver::precondition(const double* b, double* x, index_t k) const {
+  const index_t rows = rounded_.rows();
+  if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
+    // Rounded and widened on the device: b may be CuPy's.
+    const std::size_t n = std::size_t(rows) * k;
+    const DeviceBuffer<double> wide_b = block_to_device(b, n, h->stream);
+    DeviceBuffer<float> narrow(n, h->stream, "rounded vector"), z(n, h->stream, "rounded vector");
+    convert(wide_b, narrow, h->stream);
+    for (index_t j = 0; j < k; ++j) {
+      DeviceBuffer<float> zj(rows, h->stream, "preconditioned vector");
+      vcycle_from_zero(*h, column_to_device(narrow.data(), rows, k, j, h->stream), zj);
+      column_from_device(zj, z.data(), k, j, h->stream);
+    }
+    DeviceBuffer<double> wide_x(n, h->stream, "preconditioned vector");
+    convert(z, wide_x, h->stream);
+    block_from_device(wide_x, x, h->stream);
+    return;
+  }
+  const std::size_t n = std::size_t(rows) * k;
+  const std::vector<float> rounded(b, b + n);
+  std::vector<float> z(n);
+  rounded_.precondition(rounded.data(), z.data(), k);
+  std::copy(z.begin(), z.end(), x);
 }
 
-#define BINAMG_INSTANTIATE(T)                                                                  \
+#define BINAMG_INSTANTIATE(T)                                                                   \
   template CsrMatrix<T> csr_from<T>(index_t, index_t, const std::int32_t*, const std::int32_t*, \
-                                    const T*, std::int64_t);                                  \
+                                    const T*, std::int64_t);                                    \
+  template DeviceCsr<T> device_csr_from<T>(index_t, index_t, const std::int32_t*,               \
+                                           const std::int32_t*, const T*, std::int64_t);        \
   template class Solver<T>;
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
