@@ -115,24 +115,22 @@ struct DeviceSteps {
   // With `refill` (a refresh), the matrix's pattern is kept and only its
   // values are recomputed, where the first refresh found that the product's
   // path allows (ProductRefill); a gather refills R.
-  // How a product C = X·Y will be refreshed (ProductRefill); `rows`: whether
-  // a warp per row may refill it (the smoothed prolongator's refill is a
-  // thread per entry alone).
+  // How a product C = X·Y will be refreshed: refilled where its path sums in
+  // row order and the refill pays (spgemm/refill.hpp), else formed whole.
   static void learn(ProductRefill& how, const Matrix& X, const Matrix& Y, const Matrix& C,
-                    SpgemmPath path, bool rows, cudaStream_t stream) {
-    using Mode = ProductRefill::Mode;
-    if (how.mode != Mode::unknown) return;
-    if (!sums_in_row_order(path))
-      how.mode = Mode::whole;
-    else if (spgemm_refill_pays(X.rows, Y.rows, Y.nnz(), C.nnz()))
-      how.mode = Mode::entries;
-    else
-      how.mode = rows ? Mode::rows : Mode::whole;
-    if (how.mode == Mode::entries) how.entry_rows = entry_rows(C, stream);
+                    SpgemmPath path, cudaStream_t stream) {
+    if (how.mode != ProductRefill::Mode::unknown) return;
+    const bool refill =
+        sums_in_row_order(path) && spgemm_refill_pays(X.rows, Y.rows, Y.nnz(), C.nnz());
+    how.mode = refill ? ProductRefill::Mode::in_place : ProductRefill::Mode::whole;
+    if (refill) how.entry_rows = entry_rows(C, stream);
+  }
+  static bool in_place(const ProductRefill& how) {
+    return how.mode == ProductRefill::Mode::in_place;
   }
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal& d, const Matrix& tentative,
                               double omega, Matrix* refill, Kept* kept) {
-    if (refill != nullptr && kept->prolongator.mode == ProductRefill::Mode::entries) {
+    if (refill != nullptr && in_place(kept->prolongator)) {
       refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill,
                                   kept->prolongator.entry_rows, stream);
       return std::move(*refill);
@@ -140,8 +138,7 @@ struct DeviceSteps {
     SpgemmReport report;
     Matrix P =
         recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream, &report));
-    if (refill != nullptr)
-      learn(kept->prolongator, A, tentative, P, report.path, false, stream);
+    if (refill != nullptr) learn(kept->prolongator, A, tentative, P, report.path, stream);
     return P;
   }
   Matrix transpose(const Matrix& P, Matrix* refill, Kept* kept) {
@@ -153,17 +150,13 @@ struct DeviceSteps {
   }
   // A product formed whole (learning its path where `how` is given) or refilled.
   Matrix product(const Matrix& X, const Matrix& Y, Matrix* refill, ProductRefill* how) {
-    if (refill != nullptr && how->mode == ProductRefill::Mode::entries) {
+    if (refill != nullptr && in_place(*how)) {
       spgemm_refill(X, Y, *refill, how->entry_rows, stream);
-      return std::move(*refill);
-    }
-    if (refill != nullptr && how->mode == ProductRefill::Mode::rows) {
-      spgemm_refill_rows(X, Y, *refill, stream);
       return std::move(*refill);
     }
     SpgemmReport report;
     Matrix C = spgemm(X, Y, stream, &report);
-    if (how != nullptr) learn(*how, X, Y, C, report.path, true, stream);
+    if (how != nullptr) learn(*how, X, Y, C, report.path, stream);
     return C;
   }
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,

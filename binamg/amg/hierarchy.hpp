@@ -140,13 +140,12 @@ struct DeviceCycleWorkspace {
 };
 
 /// How a GPU refresh recomputes one of a level's products, learnt from the
-/// path the first refresh's whole product took. Where that path sums in A's
-/// row order (so the bits stay the setup's), on the kept pattern: `entries`,
-/// a thread per entry of C (spgemm_refill, with `entry_rows`), where that pays
-/// (spgemm_refill_pays: the fine levels), else `rows`, a warp per row of C
-/// (spgemm_refill_rows: the coarse levels' long rows). Else `whole` by spgemm.
+/// path the first refresh's whole product took: `in_place` by spgemm_refill
+/// on the kept pattern (`entry_rows`) where that path sums in A's row order
+/// (so the bits stay the setup's) and the refill pays (spgemm_refill_pays),
+/// else `whole` by spgemm.
 struct ProductRefill {
-  enum class Mode { unknown, entries, rows, whole };
+  enum class Mode { unknown, in_place, whole };
   Mode mode = Mode::unknown;
   DeviceBuffer<index_t> entry_rows;
 };
@@ -188,8 +187,7 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& hierarchy, ind
 /// level's middle Galerkin product, R's gather order and the rows of the
 /// products' entries (memory about the hierarchy's matrices again;
 /// DeviceHierarchy::refresh_products). Later refreshes refill P, R and the
-/// coarser matrices in place (spgemm_refill and spgemm_refill_rows, a gather
-/// for R), except
+/// coarser matrices in place (spgemm_refill, a gather for R), except
 /// products whose path does not sum in A's row order (ProductRefill), formed
 /// whole. A level whose prolongator is smoothed with a filtered matrix (whose
 /// pattern follows the values) is formed whole every time. A must satisfy

@@ -32,11 +32,4 @@ template <typename T>
 void spgemm_refill(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                    const DeviceBuffer<index_t>& rows, cudaStream_t stream = nullptr);
 
-/// The same sums, a warp per row of C scattering A's row into it in order:
-/// work in proportion to the products, not to C's entries times A's row, so it
-/// suits the coarse levels' long rows. Needs no entry rows.
-template <typename T>
-void spgemm_refill_rows(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
-                        cudaStream_t stream = nullptr);
-
 }  // namespace binamg
