@@ -238,22 +238,28 @@ class MultilevelSolver:
         new setup with the same aggregates would compute them. setup_phases_ms becomes
         the refresh's. Raises ValueError if the shape or the pattern differs (checked
         first), or if the new values break the setup (a zero diagonal): after that, build a
-        new solver."""
-        A = _csr_of(A, np.float32 if self.precision == "float" else np.float64)
+        new solver. A cupyx.scipy.sparse A refreshes a GPU hierarchy in GPU memory."""
+        dtype = np.float32 if self.precision == "float" else np.float64
         n = self._solver.rows
         if A.shape != (n, n):
             raise ValueError(f"A is {A.shape[0]} x {A.shape[1]}, the hierarchy was built "
                              f"for {n} x {n}")
-        self._solving.refresh(A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
-                              np.asarray(A.indices, dtype=np.int32), np.ascontiguousarray(A.data))
+        if _is_gpu_sparse(A) and self.device == "gpu":
+            _, arguments = _device_csr_of(A, dtype)
+            self._solving.refresh_on_device(*arguments)
+        else:
+            A = _csr_of(A.get() if _is_gpu_sparse(A) else A, dtype)
+            self._solving.refresh(A.shape[0], A.shape[1], np.asarray(A.indptr, dtype=np.int32),
+                                  np.asarray(A.indices, dtype=np.int32),
+                                  np.ascontiguousarray(A.data))
         self.levels = [Level(self._solver, i) for i in range(self._solver.num_levels)]
 
     def _precondition(self, b):
-        if not (self.device == "gpu" and _in_gpu_memory(b)):
-            if _in_gpu_memory(b):
-                return _cupy().asarray(self._solving.precondition(self._vector(_cupy().asnumpy(b), "b")))
+        if not _in_gpu_memory(b):
             return self._solving.precondition(self._vector(b, "b"))
         cupy = _cupy()
+        if self.device == "cpu":  # a CPU hierarchy: through host memory, and back
+            return cupy.asarray(self._solving.precondition(self._vector(cupy.asnumpy(b), "b")))
         b = self._vector(b, "b", cupy)
         x = cupy.empty_like(b)
         cupy.cuda.get_current_stream().synchronize()
