@@ -38,26 +38,24 @@ bool has_small_pivot(const Eigen::LLT<DenseMatrix>& llt, const DenseMatrix& A, d
 }
 
 // An orthonormal basis (n × d, column-major) of the null space of a symmetric
-// A, from LDLᵀ with diagonal pivoting (P A Pᵀ = L D Lᵀ, the largest diagonal
-// first): the pivots at or below max(n·ε·max|D|, floor) are zero, d of them,
-// and the null space is Pᵀ L⁻ᵀ [0; I_d]. Empty (d = 0) when A is nonsingular.
+// A: the eigenvectors of its eigenvalues at or below max(n·ε·max|λ|, floor),
+// d of them; empty (d = 0) when there are none or A is indefinite (an
+// eigenvalue below minus that). Eigenvalues, not pivots: a pivot of a
+// near-null direction is its eigenvalue over the square of the direction's
+// last entry, about n times the eigenvalue, so no pivot floor tells a
+// Neumann residue (below 0.05·ε_T·s₀ measured) from the smallest eigenvalue
+// of a fine 2D Dirichlet grid's coarsest matrix (4.8·ε_T·s₀ in float at
+// 4096², docs/experiments.md).
 DenseMatrix null_space_basis(const DenseMatrix& A, double floor) {
-  const Eigen::LDLT<DenseMatrix> ldlt(A);
-  const Eigen::VectorXd d = ldlt.vectorD().cwiseAbs();
+  const Eigen::SelfAdjointEigenSolver<DenseMatrix> eigen(A);
+  const Eigen::VectorXd& lambda = eigen.eigenvalues();  // ascending
   const Eigen::Index n = A.rows();
-  const double cut = std::max(rank_tolerance(n) * d.maxCoeff(), floor);
-  Eigen::Index rank = n;
-  while (rank > 0 && d[rank - 1] <= cut) --rank;
-  // Pivoting puts the vanishing pivots last; one before a large one is not a rank drop.
-  for (Eigen::Index i = 0; i < rank; ++i)
-    if (d[i] <= cut) return DenseMatrix(n, 0);
-  if (rank == n) return DenseMatrix(n, 0);
-  DenseMatrix basis = DenseMatrix::Zero(n, n - rank);
-  basis.bottomRows(n - rank).setIdentity();
-  basis = ldlt.matrixU().solve(basis);                 // L⁻ᵀ [0; I]
-  basis = ldlt.transpositionsP().transpose() * basis;  // Pᵀ ·
-  const Eigen::HouseholderQR<DenseMatrix> qr(basis);
-  return qr.householderQ() * DenseMatrix::Identity(n, n - rank);
+  if (eigen.info() != Eigen::Success || n == 0) return DenseMatrix(n, 0);
+  const double cut = std::max(rank_tolerance(n) * lambda.cwiseAbs().maxCoeff(), floor);
+  if (lambda[0] < -cut) return DenseMatrix(n, 0);
+  Eigen::Index nullity = 0;
+  while (nullity < n && lambda[nullity] <= cut) ++nullity;
+  return eigen.eigenvectors().leftCols(nullity);
 }
 
 }  // namespace
@@ -104,8 +102,12 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
   const bool symmetric = !find_asymmetry(A).has_value();
   const index_t n = A.rows;
   const std::string singular = "coarse matrix (" + std::to_string(n) + " rows) is singular";
-  // Residues of a cancelling product formed in T at `scale`: below this, zero.
-  const double floor = n * double(std::numeric_limits<T>::epsilon()) * scale;
+  // Residues of a cancelling product formed in T at `scale`: an eigenvalue
+  // below `floor` is zero. A Cholesky pivot is n times its direction's
+  // eigenvalue or more (null_space_basis), so a pivot below n·floor sends
+  // the matrix to the eigenvalue test.
+  const double floor = double(std::numeric_limits<T>::epsilon()) * scale;
+  const double pivot_floor = n * floor;
 
   if (n <= dense_limit) {
     DenseMatrix dense = DenseMatrix::Zero(n, n);
@@ -115,13 +117,13 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
     bool done = false;
     if (symmetric) {
       Eigen::LLT<DenseMatrix> llt(dense);
-      if (llt.info() == Eigen::Success && !has_small_pivot(llt, dense, floor)) {
+      if (llt.info() == Eigen::Success && !has_small_pivot(llt, dense, pivot_floor)) {
         result->solver = std::move(llt);
         result->name = "dense-llt";
         done = true;
       } else {
         // Semidefinite and singular (a pure-Neumann Laplacian), nearly so, or
-        // indefinite: a rank-revealing factorisation tells. A singular one is
+        // indefinite: the eigenvalues tell. A singular one is
         // solved by its pseudo-inverse, as PyAMG's default coarse solve, so
         // that a consistent right-hand side solves.
         DenseMatrix basis = null_space_basis(dense, floor);
@@ -152,7 +154,7 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
       const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
       require(std::isfinite(pivots.maxCoeff()) &&
                   pivots.minCoeff() > rank_tolerance(n) * pivots.maxCoeff(),
-              singular + (symmetric ? " (its pivoted LDLT found no null space to pseudo-invert)"
+              singular + (symmetric ? " (its eigenvalues show no null space to pseudo-invert)"
                                     : " and not symmetric (a pseudo-inverse is formed for "
                                       "symmetric ones)"));
       result->solver = std::move(lu);
@@ -174,7 +176,7 @@ void CoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale) {
         const Eigen::VectorXd& d = ldlt.vectorD();
         const Eigen::VectorXd diagonal = sparse.diagonal().cwiseAbs();
         for (index_t i = 0; i < n; ++i)  // the message is built only on failure
-          if (!(std::abs(d[i]) > std::max(rank_tolerance(n) * diagonal[i], floor)))
+          if (!(std::abs(d[i]) > std::max(rank_tolerance(n) * diagonal[i], pivot_floor)))
             throw InvalidInput(singular + " (its LDLᵀ pivot " + std::to_string(i) +
                                " vanishes); a pseudo-inverse is formed only up to " +
                                std::to_string(dense_limit) +

@@ -14,9 +14,9 @@ namespace binamg {
 /// coarse system is small and an exact coarse solve keeps the cycle's
 /// convergence independent of the coarse conditioning). Up to
 /// `dense_limit` rows: dense Cholesky (LLT) when the matrix is symmetric and the
-/// factorisation succeeds with no small pivot. A symmetric matrix that LDLᵀ with
-/// diagonal pivoting shows singular (d pivots at or below n·ε·max|D|, or
-/// n·ε_T·scale: a pure-Neumann Laplacian) is solved by its pseudo-inverse A⁺, as PyAMG's
+/// factorisation succeeds with no small pivot. A symmetric matrix whose
+/// eigenvalues show it singular (d of them at or below n·ε·max|λ|, or
+/// ε_T·scale: a pure-Neumann Laplacian) is solved by its pseudo-inverse A⁺, as PyAMG's
 /// default coarse solve, so that a consistent right-hand side solves: with N an
 /// orthonormal basis of the null space and s = max(max|a_ii|, scale), B = A + s·NNᵀ is
 /// factored by LLT and A⁺ = B⁻¹ − NNᵀ/s ("dense-pinv"). Otherwise dense LU with
@@ -37,9 +37,9 @@ class CoarseSolver {
   /// `scale` is the size of the operator that A was computed from (the hierarchy
   /// passes its finest matrix's largest |a_ii|): forming a Galerkin matrix leaves
   /// rounding residues of about ε_T·scale (ε_T: T's machine epsilon) where the
-  /// exact product cancels, so a pivot up to n·ε_T·scale is zero even when it is
-  /// all of A (a 1 × 1 coarsest matrix of a pure-Neumann problem). 0: A's own
-  /// scale only.
+  /// exact product cancels, so an eigenvalue up to ε_T·scale is zero even when
+  /// it is all of A (a 1 × 1 coarsest matrix of a pure-Neumann problem); above
+  /// dense_limit, a pivot up to n·ε_T·scale. 0: A's own scale only.
   /// Throws InvalidInput if A is not square, has invalid entries or is singular
   /// and not symmetric or larger than dense_limit, or if scale is negative or not finite.
   void factor(const CsrMatrix<T>& A, double scale = 0);

@@ -190,6 +190,44 @@ TYPED_TEST(CoarseSolve, ResidueAtTheGivenScaleIsSingular) {
   EXPECT_EQ(solver.method(), "dense-llt");
 }
 
+// Rank is judged by eigenvalues against one rounding of the finest scale:
+// the coarsest matrix of a fine 2D grid lies far below that scale (a float
+// 2D 4096² one had every eigenvalue below n·ε·scale, and every pivot, so a
+// pivot floor took it for null whole). Here 40 rows with eigenvalues from
+// 1e-6 to 5e-6 at scale 4: nonsingular; the Neumann Laplacian at the same
+// scale keeps its null space.
+TYPED_TEST(CoarseSolve, FarBelowTheFinestScaleRankIsJudgedByEigenvalues) {
+  using T = TypeParam;
+  const double scale = 4;
+  CsrMatrix<T> regular = testing::neumann_laplacian<T>(1);  // 1 x 1, replaced below
+  const index_t n = 40;
+  regular.rows = regular.cols = n;
+  regular.row_ptr = {0};
+  regular.col_idx.clear();
+  regular.values.clear();
+  for (index_t i = 0; i < n; ++i) {  // 1e-6·(I + tridiag(-1, 2, -1))
+    for (index_t j = std::max<index_t>(i - 1, 0); j <= std::min<index_t>(i + 1, n - 1); ++j) {
+      regular.col_idx.push_back(j);
+      regular.values.push_back(T(j == i ? 3e-6 : -1e-6));
+    }
+    regular.row_ptr.push_back(index_t(regular.col_idx.size()));
+  }
+  CoarseSolver<T> solver;
+  solver.factor(regular, scale);
+  EXPECT_EQ(solver.nullity(), 0);
+  EXPECT_EQ(solver.method(), "dense-llt");
+  const auto b = testing::random_vector<T>(n, 11);
+  std::vector<T> x;
+  solver.solve(b, x);
+  EXPECT_LT(relative_residual(regular, x, b), (std::is_same_v<T, float> ? 1e-5 : 1e-12));
+
+  CsrMatrix<T> neumann = testing::neumann_laplacian<T>(6);
+  for (T& value : neumann.values) value *= T(1.0 / 16384);  // 2^-14: exact
+  solver.factor(neumann, scale);
+  EXPECT_EQ(solver.nullity(), 1);
+  EXPECT_EQ(solver.method(), "dense-pinv");
+}
+
 // Small pivots alone are not singularity: a nonsingular matrix with a tiny but
 // representable eigenvalue keeps an ordinary factorisation.
 TYPED_TEST(CoarseSolve, NearlySingularMatrixIsNotTakenForSingular) {
