@@ -43,19 +43,23 @@ bool has_small_pivot(const Eigen::LLT<DenseMatrix>& llt, const DenseMatrix& A, d
 // eigenvalue below minus that). Eigenvalues, not pivots: a pivot of a
 // near-null direction is its eigenvalue over the square of the direction's
 // last entry, about n times the eigenvalue, so no pivot floor tells a
-// Neumann residue (below 0.05·ε_T·s₀ measured) from the smallest eigenvalue
+// Neumann residue (below 0.07·ε_T·s₀ measured) from the smallest eigenvalue
 // of a fine 2D Dirichlet grid's coarsest matrix (4.8·ε_T·s₀ in float at
 // 4096², docs/experiments.md).
 DenseMatrix null_space_basis(const DenseMatrix& A, double floor) {
-  const Eigen::SelfAdjointEigenSolver<DenseMatrix> eigen(A);
-  const Eigen::VectorXd& lambda = eigen.eigenvalues();  // ascending
   const Eigen::Index n = A.rows();
-  if (eigen.info() != Eigen::Success || n == 0) return DenseMatrix(n, 0);
+  // The eigenvalues first (a third of the work): most matrices sent here are
+  // nonsingular and need no vectors.
+  const Eigen::SelfAdjointEigenSolver<DenseMatrix> values(A, Eigen::EigenvaluesOnly);
+  if (values.info() != Eigen::Success || n == 0) return DenseMatrix(n, 0);
+  const Eigen::VectorXd& lambda = values.eigenvalues();  // ascending
   const double cut = std::max(rank_tolerance(n) * lambda.cwiseAbs().maxCoeff(), floor);
   if (lambda[0] < -cut) return DenseMatrix(n, 0);
   Eigen::Index nullity = 0;
   while (nullity < n && lambda[nullity] <= cut) ++nullity;
-  return eigen.eigenvectors().leftCols(nullity);
+  if (nullity == 0) return DenseMatrix(n, 0);
+  const Eigen::SelfAdjointEigenSolver<DenseMatrix> vectors(A);
+  return vectors.eigenvectors().leftCols(nullity);
 }
 
 }  // namespace
