@@ -116,6 +116,23 @@ DeviceCsr<T> device_matrix_of(index_t rows, index_t cols, std::uintptr_t indptr,
                             reinterpret_cast<const T*>(data), nnz);
 }
 
+// on_device(...) of either solver: a new one from A's arrays in GPU memory,
+// built without the GIL.
+template <typename S, typename T>
+S* on_device(index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
+             std::uintptr_t data, std::int64_t nnz, const AmgParameters& parameters) {
+  nb::gil_scoped_release release;
+  return new S(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz), parameters);
+}
+
+// refresh_on_device(...) of either solver: A's new arrays in GPU memory.
+template <typename S, typename T>
+void refresh_on_device_with(S& self, index_t rows, index_t cols, std::uintptr_t indptr,
+                            std::uintptr_t indices, std::uintptr_t data, std::int64_t nnz) {
+  nb::gil_scoped_release release;
+  self.refresh(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz));
+}
+
 // solve_on_device(b, x0, x, k, ...) of either solver: GPU addresses (x0 0 for
 // none), x written in place; returns [info per column].
 template <typename T, typename Run>
@@ -226,20 +243,8 @@ void bind_solver(nb::module_& m, const char* name) {
              return precondition_with(
                  s.rows(), b, [&](const T* rhs, T* x, index_t k) { s.precondition(rhs, x, k); });
            })
-      .def_static(
-          "on_device",
-          [](index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
-             std::uintptr_t data, std::int64_t nnz, const AmgParameters& parameters) {
-            nb::gil_scoped_release release;
-            return new S(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz), parameters);
-          },
-          nb::rv_policy::take_ownership)
-      .def("refresh_on_device",
-           [](S& s, index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
-              std::uintptr_t data, std::int64_t nnz) {
-             nb::gil_scoped_release release;
-             s.refresh(device_matrix_of<T>(rows, cols, indptr, indices, data, nnz));
-           })
+      .def_static("on_device", &on_device<S, T>, nb::rv_policy::take_ownership)
+      .def("refresh_on_device", &refresh_on_device_with<S, T>)
       .def("solve_on_device",
            [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
               double tol, int maxiter, const std::string& accel) {
@@ -285,21 +290,8 @@ void bind_mixed_solver(nb::module_& m) {
                  s.hierarchy().rows(), b,
                  [&](const double* rhs, double* x, index_t k) { s.precondition(rhs, x, k); });
            })
-      .def_static(
-          "on_device",
-          [](index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
-             std::uintptr_t data, std::int64_t nnz, const AmgParameters& parameters) {
-            nb::gil_scoped_release release;
-            return new S(device_matrix_of<double>(rows, cols, indptr, indices, data, nnz),
-                         parameters);
-          },
-          nb::rv_policy::take_ownership)
-      .def("refresh_on_device",
-           [](S& s, index_t rows, index_t cols, std::uintptr_t indptr, std::uintptr_t indices,
-              std::uintptr_t data, std::int64_t nnz) {
-             nb::gil_scoped_release release;
-             s.refresh(device_matrix_of<double>(rows, cols, indptr, indices, data, nnz));
-           })
+      .def_static("on_device", &on_device<S, double>, nb::rv_policy::take_ownership)
+      .def("refresh_on_device", &refresh_on_device_with<S, double>)
       .def("solve_on_device",
            [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
               double tol, int maxiter, const std::string& accel) {
