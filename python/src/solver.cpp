@@ -153,6 +153,9 @@ void block_from_device(const DeviceBuffer<T>& device, T* target, cudaStream_t st
 void require_device_memory(const void* pointer, const std::string& what) {
   cudaPointerAttributes attributes{};
   const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
+  // Cleared before anything else reads it: the failure is reported below, and
+  // a later launch check would otherwise take it for its own.
+  if (status != cudaSuccess) cudaGetLastError();
   int current = -1;
   BINAMG_CUDA_CHECK(cudaGetDevice(&current));
   require(
@@ -160,7 +163,6 @@ void require_device_memory(const void* pointer, const std::string& what) {
           (attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged) &&
           attributes.device == current,
       what + " is not memory of the GPU binamg runs on (device " + std::to_string(current) + ")");
-  if (status != cudaSuccess) cudaGetLastError();  // cleared: the error is reported above
 }
 
 template <typename T>
