@@ -123,3 +123,15 @@ def test_bad_gpu_matrices_are_named_by_row():
           cupy.concatenate([duplicated.col, duplicated.col]))), shape=A.shape)
     x = binamg.smoothed_aggregation_solver(doubled, device="gpu").solve(cupy.ones(100), tol=1e-10)
     assert true_residual(2 * A, cupy.asnumpy(x), np.ones(100)) <= 1e-10
+
+
+def test_host_addresses_are_refused_as_gpu_memory():
+    A = poisson2d(10)
+    ml = binamg.smoothed_aggregation_solver(on_gpu(A), device="gpu")
+    host = np.ones(A.shape[0])
+    x = cupy.empty(A.shape[0])
+    with pytest.raises(ValueError, match="b is not memory of the GPU binamg runs on"):
+        ml._solving.solve_on_device(host.ctypes.data, 0, x.data.ptr, 1, 1e-8, 10, "cg")
+    # The refusal leaves no CUDA error behind for the next call to find.
+    x, info = ml.solve(cupy.ones(A.shape[0]), tol=1e-8, return_info=True)
+    assert info["converged"]
