@@ -101,9 +101,9 @@ void refresh_with(S& self, index_t rows, index_t cols, const In<std::int32_t>& i
 // whose dtype, shape and C order python/binamg checked; each address is
 // checked to be memory of the current GPU before it is read.
 template <typename T>
-const T* device_input(std::uintptr_t address, const char* what) {
+T* device_address(std::uintptr_t address, const char* what) {
   require_device_memory(reinterpret_cast<const void*>(address), what);
-  return reinterpret_cast<const T*>(address);
+  return reinterpret_cast<T*>(address);
 }
 
 // A's arrays in GPU memory, copied and validated there (no host round trip).
@@ -142,9 +142,9 @@ nb::list solve_on_device_with(std::uintptr_t b, std::uintptr_t x0, std::uintptr_
   std::vector<SolveResult> results;
   {
     nb::gil_scoped_release release;
-    const T* rhs = device_input<T>(b, "b");
-    const T* guess = x0 != 0 ? device_input<T>(x0, "x0") : nullptr;
-    T* out = const_cast<T*>(device_input<T>(x, "x"));
+    const T* rhs = device_address<T>(b, "b");
+    const T* guess = x0 != 0 ? device_address<T>(x0, "x0") : nullptr;
+    T* out = device_address<T>(x, "x");
     results = run(rhs, guess, out, k, SolveOptions{tol, maxiter});
   }
   nb::list info;
@@ -261,7 +261,7 @@ void bind_solver(nb::module_& m, const char* name) {
       .def("precondition_on_device", [](const S& s, std::uintptr_t b, std::uintptr_t x, index_t k) {
         require(s.gpu() != nullptr, "vectors in GPU memory are solved by a GPU hierarchy");
         nb::gil_scoped_release release;
-        s.precondition(device_input<T>(b, "b"), const_cast<T*>(device_input<T>(x, "x")), k);
+        s.precondition(device_address<T>(b, "b"), device_address<T>(x, "x"), k);
       });
 }
 
@@ -309,8 +309,7 @@ void bind_mixed_solver(nb::module_& m) {
         require(s.hierarchy().gpu() != nullptr,
                 "vectors in GPU memory are solved by a GPU hierarchy");
         nb::gil_scoped_release release;
-        s.precondition(device_input<double>(b, "b"),
-                       const_cast<double*>(device_input<double>(x, "x")), k);
+        s.precondition(device_address<double>(b, "b"), device_address<double>(x, "x"), k);
       });
 }
 

@@ -91,16 +91,16 @@ CsrMatrix<T> Solver<T>::matrix(index_t level, char which) const {
 
 namespace {
 
-// Column j of the row-major rows × k block, and back.
+// Column j of the row-major rows × k block in host memory, and back.
 template <typename T>
-std::vector<T> column(const std::vector<T>& block, index_t k, index_t j) {
-  std::vector<T> out(block.size() / k);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = block[i * k + j];
+std::vector<T> column(const T* block, index_t rows, index_t k, index_t j) {
+  std::vector<T> out(rows);
+  for (index_t i = 0; i < rows; ++i) out[i] = block[std::size_t(i) * k + j];
   return out;
 }
 
 template <typename T>
-void set_column(std::vector<T>& block, index_t k, index_t j, const std::vector<T>& values) {
+void set_column(T* block, index_t k, index_t j, const std::vector<T>& values) {
   for (std::size_t i = 0; i < values.size(); ++i) block[i * k + j] = values[i];
 }
 
@@ -184,7 +184,6 @@ DeviceCsr<T> device_csr_from(index_t rows, index_t cols, const std::int32_t* ind
   A.col_idx = block_to_device(indices, std::size_t(nnz), nullptr);
   A.values = block_to_device(data, std::size_t(nnz), nullptr);
   validate(A, "A");  // on the device
-  A.max_row_length = max_row_length(A);
   return A;
 }
 
@@ -229,10 +228,10 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
                     : std::vector<SolveResult>{pcg(*host_, rhs, guess, options)};
   } else {
     for (index_t j = 0; j < k; ++j) {
-      const std::vector<T> bj = column(rhs, k, j);
-      std::vector<T> xj = column(guess, k, j);
+      const std::vector<T> bj = column(rhs.data(), rows_, k, j);
+      std::vector<T> xj = column(guess.data(), rows_, k, j);
       results.push_back(vcycle_solve(*host_, bj, xj, options));
-      set_column(guess, k, j, xj);
+      set_column(guess.data(), k, j, xj);
     }
   }
   std::copy(guess.begin(), guess.end(), x);
@@ -244,10 +243,9 @@ void Solver<T>::precondition(const T* b, T* x, index_t k) const {
   require(k >= 1, "the vector must have at least one column");
   for (index_t j = 0; j < k; ++j) {
     if (host_) {
-      std::vector<T> bj(rows_), xj(rows_);
-      for (index_t i = 0; i < rows_; ++i) bj[i] = b[std::size_t(i) * k + j];
-      vcycle_from_zero(*host_, bj, xj);
-      for (index_t i = 0; i < rows_; ++i) x[std::size_t(i) * k + j] = xj[i];
+      std::vector<T> xj(rows_);
+      vcycle_from_zero(*host_, column(b, rows_, k, j), xj);
+      set_column(x, k, j, xj);
     } else {
       DeviceBuffer<T> xj(rows_, gpu_->stream, "preconditioned vector");
       vcycle_from_zero(*gpu_, column_to_device(b, rows_, k, j, gpu_->stream), xj);
@@ -307,17 +305,14 @@ std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, d
       results.push_back(
           pcg(*h, *device_A_, column_to_device(b, rows, k, j, h->stream), xj, options));
       column_from_device(xj, x, k, j, h->stream);
-      BINAMG_CUDA_CHECK(cudaStreamSynchronize(h->stream));
     } else {
-      std::vector<double> bj(rows), xj(rows, 0.0);
-      for (index_t i = 0; i < rows; ++i) {
-        bj[i] = b[std::size_t(i) * k + j];
-        if (x0) xj[i] = x0[std::size_t(i) * k + j];
-      }
-      results.push_back(pcg(*rounded_.host(), A_, bj, xj, options));
-      for (index_t i = 0; i < rows; ++i) x[std::size_t(i) * k + j] = xj[i];
+      std::vector<double> xj = x0 ? column(x0, rows, k, j) : std::vector<double>(rows, 0.0);
+      results.push_back(pcg(*rounded_.host(), A_, column(b, rows, k, j), xj, options));
+      set_column(x, k, j, xj);
     }
   }
+  if (const DeviceHierarchy<float>* h = rounded_.gpu())
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(h->stream));
   return results;
 }
 
