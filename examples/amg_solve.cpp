@@ -13,6 +13,7 @@
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/memory.hpp"
@@ -22,13 +23,15 @@
 #include "binamg/solvers/cycle_factors.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
 #include "binamg/sparse/symmetry.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "examples/cli.hpp"
 #include "examples/near_nullspace_options.hpp"
 #include "examples/refresh_runs.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace {
 
@@ -520,6 +523,7 @@ int run_mixed(const Options& options, Device device, const CsrMatrix<double>& A,
           return result;
         },
         refreshes);
+#if BINAMG_WITH_CUDA
   validate(A, "amg_solve: A");
   return solve_and_report(
       options, device, A, 1, description, load_ms,
@@ -565,6 +569,10 @@ int run_mixed(const Options& options, Device device, const CsrMatrix<double>& A,
         return result;
       },
       refreshes);
+#else
+  // Not reached: cli::choose_device refuses --device gpu without CUDA.
+  throw InvalidInput("--device gpu: binamg was built without CUDA");
+#endif
 }
 
 template <typename T>
@@ -677,6 +685,7 @@ int run(Options options, Device device) {
         },
         refreshes);
   }
+#if BINAMG_WITH_CUDA
   // The GPU path: A and b go up once, x comes down once for the report; the
   // hierarchy never leaves the device.
   validate(A, "amg_solve: A");
@@ -708,6 +717,10 @@ int run(Options options, Device device) {
         return result;
       },
       refreshes);
+#else
+  // Not reached: cli::choose_device refuses --device gpu without CUDA.
+  throw InvalidInput("--device gpu: binamg was built without CUDA");
+#endif
 }
 
 }  // namespace

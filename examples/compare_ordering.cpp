@@ -14,14 +14,17 @@
 #include "binamg/amg/galerkin.hpp"
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/device.hpp"
-#include "binamg/core/device_pool.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/problems/model_problem.hpp"
-#include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/matrix_market.hpp"
 #include "examples/cli.hpp"
 #include "examples/near_nullspace_options.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/core/device_pool.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace {
 
@@ -200,6 +203,7 @@ std::vector<LevelReport> compare_on_cpu(const CsrMatrix<T>& A, const Options& op
   return reports;
 }
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 std::vector<LevelReport> compare_on_gpu(const CsrMatrix<T>& A, const Options& options) {
   validate(A, "compare_ordering: A");
@@ -230,6 +234,7 @@ std::vector<LevelReport> compare_on_gpu(const CsrMatrix<T>& A, const Options& op
   }
   return reports;
 }
+#endif  // BINAMG_WITH_CUDA
 
 std::string json_measurement(const Measurement& m) {
   std::ostringstream json;
@@ -325,8 +330,12 @@ int run(Options options, Device device) {
   }
   options.amg.near_nullspace =
       options.system.of(options.problem, options.size, !options.matrix.empty(), A.rows);
+#if BINAMG_WITH_CUDA
   const std::vector<LevelReport> levels =
       device == Device::cpu ? compare_on_cpu(A, options) : compare_on_gpu(A, options);
+#else
+  const std::vector<LevelReport> levels = compare_on_cpu(A, options);  // the only device
+#endif
   require(!levels.empty(), description + " has " +
                                std::to_string(A.rows) +
                                " rows, too few to coarsen (no Galerkin product to compare)");

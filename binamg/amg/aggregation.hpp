@@ -5,9 +5,12 @@
 #include <vector>
 
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/hash.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -16,11 +19,13 @@ struct Aggregates {
   index_t count = 0;
 };
 
+#if BINAMG_WITH_CUDA
 /// Aggregates on the GPU: the same ids as Aggregates, in device memory.
 struct DeviceAggregates {
   DeviceBuffer<index_t> aggregate_of;
   index_t count = 0;
 };
+#endif  // BINAMG_WITH_CUDA
 
 /// The hash that orders MIS-2 keys (part of the algorithm's definition: the
 /// GPU version calls the same function).
@@ -69,10 +74,12 @@ constexpr int mis2_system_free_percent = 65;
 template <typename T>
 Aggregates mis2_aggregation(const CsrMatrix<T>& S, int free_percent = 0);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin: identical aggregates, node for node.
 template <typename T>
 DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream = nullptr,
                                   int free_percent = 0);
+#endif  // BINAMG_WITH_CUDA
 
 /// Vaněk's serial greedy aggregation (PyAMG's standard_aggregation): pass 1 in
 /// node order makes {i} ∪ N(i) an aggregate when no node of N(i) is aggregated

@@ -1,12 +1,15 @@
 #pragma once
 // Direct solver for the coarsest level: factor once, solve every cycle.
-#include <cuda_runtime.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace binamg {
 
@@ -84,6 +87,7 @@ class CoarseSolver {
   index_t nullity_ = 0;
 };
 
+#if BINAMG_WITH_CUDA
 /// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
 /// factored once on the host with CoarseSolver (in double), its packed factor
 /// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
@@ -124,5 +128,6 @@ class DeviceCoarseSolver {
   index_t rows_ = 0;
   index_t nullity_ = 0;
 };
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

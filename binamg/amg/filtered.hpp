@@ -4,8 +4,11 @@
 #include <cstdint>
 
 #include "binamg/amg/strength_measure.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -24,11 +27,13 @@ template <typename T>
 CsrMatrix<T> filtered_matrix(const CsrMatrix<T>& A, double theta,
                              StrengthMeasure measure = StrengthMeasure::symmetric);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin: the same matrix, bit for bit. A's diagonal is not checked here
 /// (the setup has checked it once per level).
 template <typename T>
 DeviceCsr<T> filtered_matrix(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
                              StrengthMeasure measure = StrengthMeasure::symmetric);
+#endif  // BINAMG_WITH_CUDA
 
 /// How many entries of A are weak at θ, that is, left out of A_F: with none,
 /// A_F is A bit for bit and the setup smooths with A. Same contract as
@@ -37,8 +42,10 @@ template <typename T>
 std::int64_t weak_entries(const CsrMatrix<T>& A, double theta,
                           StrengthMeasure measure = StrengthMeasure::symmetric);
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
                           StrengthMeasure measure = StrengthMeasure::symmetric);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

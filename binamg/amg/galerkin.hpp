@@ -3,8 +3,11 @@
 #include <cstdint>
 
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -15,11 +18,13 @@ template <typename T>
 CsrMatrix<T> galerkin_product(const CsrMatrix<T>& A, const CsrMatrix<T>& P,
                               const CsrMatrix<T>& R, GalerkinOrdering ordering);
 
+#if BINAMG_WITH_CUDA
 /// GPU twin with the GPU spgemm, in the same association order.
 template <typename T>
 DeviceCsr<T> galerkin_product(const DeviceCsr<T>& A, const DeviceCsr<T>& P,
                               const DeviceCsr<T>& R, GalerkinOrdering ordering,
                               cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 /// |R|·|A|·|P| in double: entry (i, j) is the sum of the magnitudes of all the
 /// products that form A_c(i, j), the scale of its rounding error in either

@@ -3,13 +3,15 @@
 #include <string>
 #include <vector>
 
-#include "binamg/core/error.hpp"
-
 #include "binamg/amg/coarse_solve.hpp"
 #include "binamg/amg/level_sizes.hpp"
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
+#include "binamg/core/error.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -124,6 +126,7 @@ CycleWorkspace<T> cycle_workspace(const Hierarchy<T>& hierarchy, index_t k);
 template <typename T>
 void refresh(Hierarchy<T>& hierarchy, const CsrMatrix<T>& A);
 
+#if BINAMG_WITH_CUDA
 // ---- The GPU hierarchy: every level built and kept on the device. ----
 
 template <typename T>
@@ -194,5 +197,6 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& hierarchy, ind
 /// CsrMatrix's invariants (upload a validate()d matrix).
 template <typename T>
 void refresh(DeviceHierarchy<T>& hierarchy, const DeviceCsr<T>& A);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -4,8 +4,11 @@
 #include <vector>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -19,14 +22,18 @@ namespace binamg {
 template <typename T>
 CsrMatrix<T> node_matrix(const CsrMatrix<T>& A, const std::vector<index_t>& node_ptr);
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 DeviceCsr<T> node_matrix(const DeviceCsr<T>& A, const DeviceBuffer<index_t>& node_ptr,
                          cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 /// Aggregates of unknowns from aggregates of nodes: each unknown joins its node's.
 Aggregates unknown_aggregates(const Aggregates& nodes, const std::vector<index_t>& node_ptr);
+#if BINAMG_WITH_CUDA
 DeviceAggregates unknown_aggregates(const DeviceAggregates& nodes,
                                     const DeviceBuffer<index_t>& node_ptr,
                                     cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

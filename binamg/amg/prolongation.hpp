@@ -1,9 +1,12 @@
 #pragma once
 // Smoothed prolongator of smoothed aggregation: one damped-Jacobi step applied
 // to the tentative prolongator.
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
-#include "binamg/sparse/device_csr.hpp"
 #include "binamg/spgemm/spgemm.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -13,6 +16,7 @@ template <typename T>
 CsrMatrix<T> smoothed_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& tentative,
                                   double omega);
 
+#if BINAMG_WITH_CUDA
 /// GPU twin: A·T with the GPU spgemm, then one kernel forms T − ω D⁻¹(A·T) on
 /// the pattern of A·T, which is the CPU result's pattern (T's pattern lies in
 /// A·T's because A has a full diagonal; explicit zeros are kept as add() keeps them).
@@ -36,5 +40,6 @@ template <typename T>
 void refill_smoothed_prolongator(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
                                  const DeviceCsr<T>& tentative, double omega, DeviceCsr<T>& P,
                                  const DeviceBuffer<index_t>& rows, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

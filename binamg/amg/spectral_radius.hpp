@@ -1,7 +1,10 @@
 #pragma once
 // Estimate of ρ(D⁻¹A), which scales the prolongator smoother and the Jacobi weight.
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -14,6 +17,7 @@ namespace binamg {
 template <typename T>
 double spectral_radius_dinv_a(const CsrMatrix<T>& A, int iterations);
 
+#if BINAMG_WITH_CUDA
 /// GPU twin: the same start vector (computed on the device from the same hash),
 /// the same iteration in double on the device. Equal to the CPU estimate up to the
 /// summation order of the norms and row sums (relative differences ~1e-15).
@@ -27,5 +31,6 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations,
 template <typename T>
 double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
                               int iterations, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

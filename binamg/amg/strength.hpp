@@ -3,9 +3,12 @@
 #include <vector>
 
 #include "binamg/amg/strength_measure.hpp"
-#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/core/device_buffer.hpp"
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -19,10 +22,12 @@ template <typename T>
 CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta,
                       StrengthMeasure measure = StrengthMeasure::symmetric);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin: the same graph, entry for entry.
 template <typename T>
 DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
                       StrengthMeasure measure = StrengthMeasure::symmetric);
+#endif  // BINAMG_WITH_CUDA
 
 /// Each row's scale in the strength test: a_ii (symmetric) or max_{k≠i} |a_ik|
 /// (classical; 0 for a row without off-diagonal entries). Exact, so both
@@ -30,8 +35,10 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream =
 template <typename T>
 std::vector<T> strength_scales(const CsrMatrix<T>& A, StrengthMeasure measure);
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 DeviceBuffer<T> strength_scales(const DeviceCsr<T>& A, StrengthMeasure measure,
                                 cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
 
 namespace binamg {
@@ -14,12 +15,14 @@ struct Tentative {
   std::vector<index_t> coarse_weights;  // W_a, one per aggregate
 };
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin's result.
 template <typename T>
 struct DeviceTentative {
   DeviceCsr<T> P;
   DeviceBuffer<index_t> coarse_weights;
 };
+#endif  // BINAMG_WITH_CUDA
 
 /// The constant vector of the finest level, restricted to each aggregate and
 /// normalised: T(i, a) = sqrt(w_i) / sqrt(W_a) with W_a = Σ_{i ∈ a} w_i, one
@@ -42,6 +45,7 @@ Tentative<T> tentative_prolongator(const Aggregates& aggregates,
 template <typename T>
 CsrMatrix<T> tentative_prolongator(const Aggregates& aggregates);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twins: bitwise the same matrices and weights.
 template <typename T>
 DeviceTentative<T> tentative_prolongator(const DeviceAggregates& aggregates,
@@ -51,5 +55,6 @@ DeviceTentative<T> tentative_prolongator(const DeviceAggregates& aggregates,
 template <typename T>
 DeviceCsr<T> tentative_prolongator(const DeviceAggregates& aggregates,
                                    cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -5,12 +5,16 @@
 
 #include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/near_nullspace.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
+#if BINAMG_WITH_CUDA
 /// Candidates on the GPU: as Candidates, in device memory.
 struct DeviceCandidates {
   index_t k = 0;
@@ -28,6 +32,7 @@ Candidates to_host(const DeviceCandidates& device);
 /// the two devices may judge a vector at the edge of the 1e-7 test apart.
 DeviceCandidates finest_candidates(const NearNullspace& nullspace, index_t rows,
                                    cudaStream_t stream);
+#endif  // BINAMG_WITH_CUDA
 
 namespace qr_detail {
 /// Throws InvalidInput unless k lies in [1, max_near_nullspace_vectors] and
@@ -46,11 +51,13 @@ struct SystemTentative {
   Candidates coarse;
 };
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 struct DeviceSystemTentative {
   DeviceCsr<T> P;
   DeviceCandidates coarse;
 };
+#endif  // BINAMG_WITH_CUDA
 
 /// For each aggregate a (of unknowns: `aggregates` maps rows to aggregates),
 /// B_a = Q_a R_a, the thin QR of B's rows in a (rows in increasing order;
@@ -64,10 +71,12 @@ struct DeviceSystemTentative {
 template <typename T>
 SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& candidates);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin (a warp per aggregate): bitwise the same P and candidates.
 template <typename T>
 DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates,
                                       const DeviceCandidates& candidates,
                                       cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

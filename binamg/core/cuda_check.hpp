@@ -1,5 +1,9 @@
 #pragma once
 // Checked CUDA calls: every runtime call and kernel launch goes through these.
+#include "binamg/core/config.hpp"
+#if !BINAMG_WITH_CUDA
+#error "binamg/core/cuda_check.hpp needs a binamg built with CUDA (BINAMG_WITH_CUDA is 0)"
+#endif
 #include <cuda_runtime.h>
 
 #include <string>

@@ -1,11 +1,15 @@
 #include "binamg/core/device.hpp"
 
-#include <cuda_runtime.h>
-
+#include "binamg/core/config.hpp"
 #include "binamg/core/error.hpp"
+
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace binamg {
 
+#if BINAMG_WITH_CUDA
 bool gpu_available() {
   int count = 0;
   // No driver or no device is an answer here, not an error.
@@ -26,6 +30,11 @@ std::string gpu_description() {
   return std::string(properties.name) + ", " +
          std::to_string(properties.multiProcessorCount) + " SMs";
 }
+#else
+bool gpu_available() { return false; }
+
+std::string gpu_description() { return "none: binamg was built without CUDA"; }
+#endif
 
 Device parse_device(const std::string& name) {
   if (name == "cpu") return Device::cpu;

@@ -1,5 +1,9 @@
 #pragma once
 // RAII owner of a typed device array drawn from the binamg pool.
+#include "binamg/core/config.hpp"
+#if !BINAMG_WITH_CUDA
+#error "binamg/core/device_buffer.hpp needs a binamg built with CUDA (BINAMG_WITH_CUDA is 0)"
+#endif
 #include <cuda_runtime.h>
 
 #include <cstddef>

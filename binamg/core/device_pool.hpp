@@ -2,6 +2,10 @@
 // The one device memory pool binamg allocates from: CUDA's stream-ordered pool
 // of the current device, told to keep freed memory so that repeated calls do
 // not pay cudaMalloc, and able to report its high-water mark for benchmarks.
+#include "binamg/core/config.hpp"
+#if !BINAMG_WITH_CUDA
+#error "binamg/core/device_pool.hpp needs a binamg built with CUDA (BINAMG_WITH_CUDA is 0)"
+#endif
 #include <cuda_runtime.h>
 
 #include <cstddef>

@@ -6,8 +6,11 @@
 #include <array>
 
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -36,6 +39,7 @@ void chebyshev(const CsrMatrix<T>& A, const std::vector<T>& inverse_diagonal,
                const ChebyshevSteps& steps, const std::vector<T>& b, std::vector<T>& x, index_t k,
                bool zero_guess, std::vector<T>& residual, std::vector<T>& direction);
 
+#if BINAMG_WITH_CUDA
 /// GPU twin: every step after a zero guess's first is one pass of the SpMV (or
 /// the block SpMM) with the update as its epilogue, writing the new iterate to
 /// `scratch`, whose storage is then swapped with x's, as jacobi() does. x,
@@ -45,5 +49,6 @@ void chebyshev(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
                const ChebyshevSteps& steps, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,
                bool zero_guess, DeviceBuffer<T>& scratch, DeviceBuffer<T>& direction,
                cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -2,8 +2,11 @@
 // Weighted (damped) Jacobi relaxation, the smoother of the V-cycle.
 #include <vector>
 
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -46,6 +49,7 @@ std::vector<T> inverse_diagonal(const CsrMatrix<T>& A);
 template <typename T>
 std::vector<T> inverse_l1_diagonal(const CsrMatrix<T>& A);
 
+#if BINAMG_WITH_CUDA
 // GPU twins on device-resident vectors, ordered on `stream`. A sweep is one fused
 // kernel writing the new iterate into `scratch`, whose storage is then swapped with
 // x's (Jacobi needs the old x for every row), so after an odd number of sweeps x
@@ -94,5 +98,6 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diagonal, cudaStream_t s
 /// GPU twin of inverse_l1_diagonal, bitwise (the same sums in the same order).
 template <typename T>
 DeviceBuffer<T> inverse_l1_diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/solvers/solve_result.hpp"
 
 namespace binamg {
@@ -38,6 +39,7 @@ SolveResult pcg(const Hierarchy<float>& h, const CsrMatrix<double>& A,
                 const std::vector<double>& b, std::vector<double>& x,
                 const SolveOptions& options = {});
 
+#if BINAMG_WITH_CUDA
 /// GPU twin: the same iteration on device vectors with the device V-cycle as
 /// preconditioner, bitwise the host-synchronised form of it. The scalars stay on
 /// the device (x and r are updated in one pass that also forms ‖r‖²); the host reads
@@ -57,5 +59,6 @@ SolveResult pcg(const DeviceHierarchy<float>& h, const DeviceCsr<double>& A,
 template <typename T>
 BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                      index_t k, const SolveOptions& options = {});
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

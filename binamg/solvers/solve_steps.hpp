@@ -2,13 +2,16 @@
 // What the solvers share beyond their public headers: the checks of a
 // solve's inputs, and the fused steps of the GPU cycle (bench_vcycle times
 // them on their own).
-#include <cuda_runtime.h>
 
 #include <string>
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/solvers/solve_result.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace binamg {
 
@@ -19,6 +22,7 @@ void validate_solve_inputs(const Hierarchy<T>& h, const std::vector<T>& b,
                            const std::vector<T>& x, const SolveOptions& options,
                            const char* who);
 
+#if BINAMG_WITH_CUDA
 /// Sizes match the fine level, b and x are finite (checked on the device; the
 /// message names the first non-finite index), options make sense.
 template <typename T>
@@ -66,5 +70,6 @@ void smooth_from_zero_with_residual(const DeviceLevel<T>& level, const DeviceBuf
 template <typename T>
 void prolong_and_correct(const DeviceCsr<T>& P, const DeviceBuffer<T>& e, DeviceBuffer<T>& x,
                          index_t k, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/solvers/solve_result.hpp"
 
 namespace binamg {
@@ -42,6 +43,7 @@ template <typename T>
 SolveResult vcycle_solve(const Hierarchy<T>& h, const std::vector<T>& b, std::vector<T>& x,
                          const SolveOptions& options = {});
 
+#if BINAMG_WITH_CUDA
 // GPU twins on device vectors (h.stream orders everything). Jacobi swaps the
 // storage of x with the level's scratch buffer, so x may own different memory
 // afterwards (same size, same stream); hold no raw pointer into x across a call.
@@ -64,5 +66,6 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, 
 template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                       index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -1,5 +1,9 @@
 #pragma once
 // CSR matrix resident on the GPU: the same invariants as CsrMatrix.
+#include "binamg/core/config.hpp"
+#if !BINAMG_WITH_CUDA
+#error "binamg/sparse/device_csr.hpp needs a binamg built with CUDA (BINAMG_WITH_CUDA is 0)"
+#endif
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,6 +1,9 @@
 #pragma once
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -8,6 +11,7 @@ namespace binamg {
 template <typename T>
 CsrMatrix<T> transpose(const CsrMatrix<T>& A);
 
+#if BINAMG_WITH_CUDA
 /// The GPU twin: bitwise the same matrix as the CPU version (a stable radix
 /// sort of A's entries by column keeps each row of Aᵀ in increasing row order).
 template <typename T>
@@ -25,5 +29,6 @@ DeviceCsr<T> transpose(const DeviceCsr<T>& A, cudaStream_t stream,
 template <typename T>
 void transpose_values(const DeviceCsr<T>& A, const DeviceBuffer<index_t>& source_entries,
                       DeviceCsr<T>& At, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

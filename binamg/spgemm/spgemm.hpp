@@ -4,14 +4,18 @@
 // Contract (CPU and GPU alike): C's rows are sorted and duplicate-free; each
 // entry is the sum of its products taken in the order of A's row (so results
 // are deterministic); entries whose products cancel to zero are kept.
-#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
 
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -66,6 +70,7 @@ struct SpgemmReport {
   SpgemmPathSet declined;
 };
 
+#if BINAMG_WITH_CUDA
 /// GPU: Liu & Vinter's binned framework and the paths that skip parts of it
 /// for the shapes of an AMG setup (SpgemmPath). Same structure as the CPU
 /// version; values sum in A's row order except for runs of more than 32
@@ -101,5 +106,6 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCs
 template <typename T>
 void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                     cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

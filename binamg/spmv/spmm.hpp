@@ -2,12 +2,16 @@
 // Sparse matrix times a block of dense vectors (k right-hand sides stored
 // row-major: entry (i, j) at [i*k + j]): the host reference kernels and their
 // GPU twins on device-resident data.
-#include <cuda_runtime.h>
 
 #include <vector>
 
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -22,6 +26,7 @@ void residual(const CsrMatrix<T>& A, const std::vector<T>& X, const std::vector<
 template <typename T>
 void spmm(const CsrMatrix<T>& A, const std::vector<T>& X, index_t k, std::vector<T>& Y);
 
+#if BINAMG_WITH_CUDA
 // ---- GPU twins (spmv/spmm.cu, spmv/spmm_row_split.cu, spmv/spmm_merge.cu) ----
 // As spmv(): device pointers, ordered on `stream`, nothing synchronizes, and
 // the same input gives the same bits on every run.
@@ -63,5 +68,6 @@ void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T
 template <typename T>
 void residual(const DeviceCsr<T>& A, const T* X, const T* B, index_t k, T* R,
               cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

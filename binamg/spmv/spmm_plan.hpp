@@ -20,15 +20,19 @@
 // bits of spmm_reference() below on the host and the same bits run after run.
 // A non-finite entry of X would turn a padding zero into NaN: an entry of Y
 // that comes out non-finite is recomputed by its row's own chain.
-#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
-#include "binamg/sparse/device_csr.hpp"
 #include "binamg/spmv/spmm_block_tiling.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+
+#include "binamg/core/device_buffer.hpp"
+#include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -78,6 +82,7 @@ SpmmBlockShape choose_spmm_block_shape(const CsrMatrix<double>& A);
 void spmm_reference(const SpmmPlanLayout& plan, const std::vector<double>& X, index_t k,
                     std::vector<double>& Y);
 
+#if BINAMG_WITH_CUDA
 /// The device side: the layout's arrays in GPU memory.
 struct SpmmPlan {
   index_t rows = 0, cols = 0, nnz = 0, blocks = 0, chunks = 0;
@@ -109,5 +114,6 @@ SpmmPlan make_spmm_plan(const DeviceCsr<double>& A, cudaStream_t stream = nullpt
 /// spmm on the DeviceCsr). Ordered on `stream`, nothing synchronizes.
 void spmm(const SpmmPlan& plan, const double* X, index_t k, double* Y,
           cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

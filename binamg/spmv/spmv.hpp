@@ -1,12 +1,16 @@
 #pragma once
 // Sparse matrix times dense vector: the host reference kernels and their GPU
 // twins on device-resident data (spmv/spmm.hpp: many vectors at once).
-#include <cuda_runtime.h>
 
 #include <vector>
 
+#include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
+#if BINAMG_WITH_CUDA
+#include <cuda_runtime.h>
+
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg {
 
@@ -19,6 +23,7 @@ template <typename T>
 void residual(const CsrMatrix<T>& A, const std::vector<T>& x, const std::vector<T>& b,
               std::vector<T>& r);
 
+#if BINAMG_WITH_CUDA
 // ---- GPU twins (spmv/spmv.cu) ----
 // Arguments are device pointers; work is ordered on `stream` and nothing
 // synchronizes. Every output entry is summed in a fixed order, so the same
@@ -33,5 +38,6 @@ void spmv(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream = nullptr
 template <typename T>
 void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r,
               cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -5,8 +5,11 @@
 // (vector_ops.hpp) on column j, so k = 1 is the vector case.
 #include <vector>
 
-#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/types.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/core/device_buffer.hpp"
+#endif
 
 namespace binamg {
 
@@ -44,6 +47,7 @@ template <typename T>
 void column_xpby(const std::vector<T>& X, const std::vector<T>& beta, std::vector<T>& Y,
                  index_t k);
 
+#if BINAMG_WITH_CUDA
 // GPU twins for the block CG. Scalars live in device arrays of k entries (T*
 // below), nothing synchronizes; `active` (k flags) freezes the columns whose
 // solve has ended: their x, r and p are left as they are. Reductions sum in a
@@ -97,5 +101,6 @@ void block_cg_step_and_direction(const int* stepped, const int* continuing, cons
 template <typename T>
 void block_cg_step(const int* stepped, const T* rz, const T* pq, const DeviceBuffer<T>& P,
                    DeviceBuffer<T>& X, index_t k, cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -4,8 +4,11 @@
 // the number of OpenMP threads.
 #include <vector>
 
-#include "binamg/core/device_buffer.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/types.hpp"
+#if BINAMG_WITH_CUDA
+#include "binamg/core/device_buffer.hpp"
+#endif
 
 namespace binamg {
 
@@ -33,6 +36,7 @@ void xpby(const std::vector<T>& x, T beta, std::vector<T>& y);
 template <typename T>
 bool all_finite(const std::vector<T>& x);
 
+#if BINAMG_WITH_CUDA
 // GPU twins on device-resident vectors, ordered on `stream`. dot and norm2
 // reduce in a fixed tree that depends only on the length, so they are bitwise
 // reproducible run to run; they return to the host and so synchronize `stream`.
@@ -77,5 +81,6 @@ void cg_update(const T* rz, const T* pq, const DeviceBuffer<T>& p, const DeviceB
 template <typename T>
 void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, DeviceBuffer<T>& p,
                   cudaStream_t stream = nullptr);
+#endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -1,5 +1,6 @@
 // The README's library example, built against the installed tree through its
-// umbrella header: a 2D Poisson solve on the CPU, then on the GPU when one is usable.
+// umbrella header: a 2D Poisson solve on the CPU, then on the GPU when one is usable
+// (and the library was built with CUDA).
 #include <binamg/binamg.hpp>
 
 #include <cstdio>
@@ -14,6 +15,7 @@ int main() {
               binamg::version(), binamg::build_commit(), int(hierarchy.num_levels()),
               result.iterations, result.relative_residual);
   bool solved = result.converged && result.relative_residual <= 1e-8;
+#if BINAMG_WITH_CUDA
   if (binamg::gpu_available()) {
     auto dA = binamg::to_device(A);
     auto device_hierarchy = binamg::build_hierarchy(dA);
@@ -25,5 +27,6 @@ int main() {
                 result.iterations, result.relative_residual, binamg::path_name(report.path));
     solved = solved && result.converged && result.relative_residual <= 1e-8 && C.nnz() > 0;
   }
+#endif
   return solved ? 0 : 1;
 }
