@@ -9,17 +9,18 @@ The interface follows PyAMG's, so its users feel at home::
     print(ml)                                           # the hierarchy
 
 With CuPy installed, a cupyx.scipy.sparse matrix and CuPy arrays go in and CuPy
-arrays come out, without a round trip through host memory.
+arrays come out, without a round trip through host memory. A binamg installed
+without the CUDA toolkit (built_with_cuda False) solves on the CPU alone.
 """
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from . import _binamg
-from ._binamg import gpu_available, gpu_description
+from ._binamg import built_with_cuda, gpu_available, gpu_description
 
 __version__ = _binamg.__version__
-__all__ = ["smoothed_aggregation_solver", "MultilevelSolver", "gpu_available",
+__all__ = ["smoothed_aggregation_solver", "MultilevelSolver", "built_with_cuda", "gpu_available",
            "gpu_description", "parameter_names"]
 
 # The keyword arguments smoothed_aggregation_solver takes besides A, B, block_size
@@ -301,7 +302,7 @@ def smoothed_aggregation_solver(A, B=None, block_size=1, device="auto", precisio
     if precision is None:
         precision = "float" if getattr(A, "dtype", None) == np.float32 else "double"
     dtype = np.float32 if precision == "float" else np.float64
-    on = ("gpu" if gpu_available() else "cpu") if device == "auto" else device
+    on = _binamg.choose_device(device)  # "gpu" without one (or without CUDA) is refused
     if B is not None and _in_gpu_memory(B):
         B = _cupy().asnumpy(B)  # the near-nullspace vectors are a parameter, kept on the host
     if _is_gpu_sparse(A):

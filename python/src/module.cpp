@@ -1,7 +1,7 @@
 // The Python module binamg._binamg: what python/binamg/__init__.py builds its
 // PyAMG-like interface on. Arrays come in as NumPy arrays (C order) and are
 // copied once, or as the GPU addresses of CuPy arrays (the *_on_device
-// methods, no host round trip); binamg's InvalidInput becomes ValueError;
+// methods of a CUDA build, no host round trip); binamg's InvalidInput becomes ValueError;
 // setup and solves run without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -15,10 +15,14 @@
 #include <vector>
 
 #include "binamg/amg/parameters.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/device.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/version.hpp"
 #include "solver.hpp"
+#if BINAMG_WITH_CUDA
+#include "gpu_memory.hpp"
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -71,13 +75,6 @@ CsrMatrix<T> matrix_of(index_t rows, index_t cols, const In<std::int32_t>& indpt
                      std::int64_t(data.size()));
 }
 
-Device device_of(const std::string& name) {
-  const Device device = parse_device(name);
-  require(device == Device::cpu || gpu_available(),
-          "device='gpu' but no usable CUDA device was found");
-  return device;
-}
-
 // __init__ of either solver: A's arrays checked and copied, the hierarchy built,
 // all without the GIL.
 template <typename S, typename T>
@@ -85,7 +82,7 @@ void construct(S* self, index_t rows, index_t cols, const In<std::int32_t>& indp
                const In<std::int32_t>& indices, const In<T>& data, const AmgParameters& parameters,
                const std::string& device) {
   nb::gil_scoped_release release;
-  new (self) S(matrix_of(rows, cols, indptr, indices, data), parameters, device_of(device));
+  new (self) S(matrix_of(rows, cols, indptr, indices, data), parameters, choose_device(device));
 }
 
 // refresh(...) of either solver: A's new arrays checked and copied, the
@@ -97,6 +94,7 @@ void refresh_with(S& self, index_t rows, index_t cols, const In<std::int32_t>& i
   self.refresh(matrix_of(rows, cols, indptr, indices, data));
 }
 
+#if BINAMG_WITH_CUDA
 // GPU memory comes in as the address of a CuPy array (__cuda_array_interface__),
 // whose dtype, shape and C order python/binamg checked; each address is
 // checked to be memory of the current GPU before it is read.
@@ -151,6 +149,7 @@ nb::list solve_on_device_with(std::uintptr_t b, std::uintptr_t x0, std::uintptr_
   for (const SolveResult& r : results) info.append(result_dict(r));
   return info;
 }
+#endif  // BINAMG_WITH_CUDA
 
 // The columns of b (a vector or an n x k block) of a matrix of `rows` rows.
 template <typename T>
@@ -196,7 +195,8 @@ Out<T> precondition_with(index_t rows, const In<T>& b, Apply&& apply) {
 template <typename T>
 void bind_solver(nb::module_& m, const char* name) {
   using S = Solver<T>;
-  nb::class_<S>(m, name)
+  auto solver = nb::class_<S>(m, name);
+  solver
       .def("__init__", &construct<S, T>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
            "parameters"_a, "device"_a)
       .def("refresh", &refresh_with<S, T>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a)
@@ -238,12 +238,12 @@ void bind_solver(nb::module_& m, const char* name) {
                 });
           },
           "b"_a, "x0"_a.none(), "tol"_a, "maxiter"_a, "accel"_a)
-      .def("precondition",
-           [](const S& s, const In<T>& b) {
-             return precondition_with(
-                 s.rows(), b, [&](const T* rhs, T* x, index_t k) { s.precondition(rhs, x, k); });
-           })
-      .def_static("on_device", &on_device<S, T>, nb::rv_policy::take_ownership)
+      .def("precondition", [](const S& s, const In<T>& b) {
+        return precondition_with(s.rows(), b,
+                                 [&](const T* rhs, T* x, index_t k) { s.precondition(rhs, x, k); });
+      });
+#if BINAMG_WITH_CUDA  // CuPy's arrays (python/binamg copies them to the host without CUDA)
+  solver.def_static("on_device", &on_device<S, T>, nb::rv_policy::take_ownership)
       .def("refresh_on_device", &refresh_on_device_with<S, T>)
       .def("solve_on_device",
            [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
@@ -263,11 +263,13 @@ void bind_solver(nb::module_& m, const char* name) {
         nb::gil_scoped_release release;
         s.precondition(device_address<T>(b, "b"), device_address<T>(x, "x"), k);
       });
+#endif
 }
 
 void bind_mixed_solver(nb::module_& m) {
   using S = MixedSolver;
-  nb::class_<S>(m, "MixedSolver")
+  auto solver = nb::class_<S>(m, "MixedSolver");
+  solver
       .def("__init__", &construct<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
            "parameters"_a, "device"_a)
       .def("refresh", &refresh_with<S, double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
@@ -289,8 +291,9 @@ void bind_mixed_solver(nb::module_& m) {
              return precondition_with(
                  s.hierarchy().rows(), b,
                  [&](const double* rhs, double* x, index_t k) { s.precondition(rhs, x, k); });
-           })
-      .def_static("on_device", &on_device<S, double>, nb::rv_policy::take_ownership)
+           });
+#if BINAMG_WITH_CUDA
+  solver.def_static("on_device", &on_device<S, double>, nb::rv_policy::take_ownership)
       .def("refresh_on_device", &refresh_on_device_with<S, double>)
       .def("solve_on_device",
            [](const S& s, std::uintptr_t b, std::uintptr_t x0, std::uintptr_t x, index_t k,
@@ -311,6 +314,7 @@ void bind_mixed_solver(nb::module_& m) {
         nb::gil_scoped_release release;
         s.precondition(device_address<double>(b, "b"), device_address<double>(x, "x"), k);
       });
+#endif
 }
 
 }  // namespace
@@ -330,8 +334,12 @@ NB_MODULE(_binamg, m) {
     }
   });
   m.attr("__version__") = version();
+  m.attr("built_with_cuda") = bool(BINAMG_WITH_CUDA);
   m.def("gpu_available", &gpu_available);
   m.def("gpu_description", &gpu_description);
+  m.def("choose_device", [](const std::string& name) {
+    return std::string(device_name(python::choose_device(name)));
+  });
 
   nb::class_<AmgParameters>(m, "Parameters")
       .def(nb::init<>())

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "binamg/core/cuda_check.hpp"
-#include "binamg/core/device_buffer.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
-#include "binamg/sparse/device_csr.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/vector/convert.hpp"
+#include "gpu_memory.hpp"
+#endif
 
 namespace binamg::python {
 
@@ -28,49 +28,74 @@ CsrMatrix<T> csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
   return A;
 }
 
+Device choose_device(const std::string& name) {
+  if (name == "auto") return gpu_available() ? Device::gpu : Device::cpu;
+  const Device device = parse_device(name);
+  require(device == Device::cpu || gpu_available(),
+          BINAMG_WITH_CUDA ? "device='gpu' but no usable CUDA device was found"
+                           : "device='gpu' but this binamg was built without CUDA (there was "
+                             "no nvcc when it was installed)");
+  return device;
+}
+
 template <typename T>
 Solver<T>::Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device)
     : device_(device), rows_(A.rows) {
-  if (device == Device::gpu)
+#if BINAMG_WITH_CUDA
+  if (device == Device::gpu) {
     gpu_ = std::make_unique<DeviceHierarchy<T>>(build_hierarchy(to_device(A), parameters));
-  else
-    host_ = std::make_unique<Hierarchy<T>>(build_hierarchy(A, parameters));
+    return;
+  }
+#endif
+  require(device == Device::cpu, "device='gpu' but this binamg was built without CUDA");
+  host_ = std::make_unique<Hierarchy<T>>(build_hierarchy(A, parameters));
 }
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 Solver<T>::Solver(const DeviceCsr<T>& A, const AmgParameters& parameters)
     : device_(Device::gpu),
       rows_(A.rows),
       gpu_(std::make_unique<DeviceHierarchy<T>>(build_hierarchy(A, parameters))) {}
+#endif
+
+template <typename T>
+template <typename F>
+auto Solver<T>::visit(F&& f) const {
+#if BINAMG_WITH_CUDA
+  if (gpu_) return f(*gpu_);
+#endif
+  return f(*host_);
+}
 
 template <typename T>
 index_t Solver<T>::num_levels() const {
-  return host_ ? host_->num_levels() : gpu_->num_levels();
+  return visit([](const auto& h) { return h.num_levels(); });
 }
 
 template <typename T>
 double Solver<T>::operator_complexity() const {
-  return host_ ? host_->operator_complexity() : gpu_->operator_complexity();
+  return visit([](const auto& h) { return h.operator_complexity(); });
 }
 
 template <typename T>
 double Solver<T>::grid_complexity() const {
-  return host_ ? host_->grid_complexity() : gpu_->grid_complexity();
+  return visit([](const auto& h) { return h.grid_complexity(); });
 }
 
 template <typename T>
 std::string Solver<T>::describe() const {
-  return host_ ? host_->describe() : gpu_->describe();
+  return visit([](const auto& h) { return h.describe(); });
 }
 
 template <typename T>
 std::vector<std::string> Solver<T>::warnings() const {
-  return host_ ? host_->warnings : gpu_->warnings;
+  return visit([](const auto& h) { return h.warnings; });
 }
 
 template <typename T>
 SetupTimings Solver<T>::timings() const {
-  return host_ ? host_->timings : gpu_->timings;
+  return visit([](const auto& h) { return h.timings; });
 }
 
 template <typename T>
@@ -80,13 +105,18 @@ CsrMatrix<T> Solver<T>::matrix(index_t level, char which) const {
     require(level >= 0 && level < num_levels(), "level " + std::to_string(level) +
                                                     " does not exist (" +
                                                     std::to_string(num_levels()) + " levels)");
-    return host_ ? host_->matrix(level) : to_host(gpu_->matrix(level));
+#if BINAMG_WITH_CUDA
+    if (gpu_) return to_host(gpu_->matrix(level));
+#endif
+    return host_->matrix(level);
   }
   require(level >= 0 && level < fine_levels,
           std::string(1, which) + " of level " + std::to_string(level) +
               " does not exist: the coarsest level is " + std::to_string(fine_levels));
-  if (host_) return which == 'P' ? host_->levels[level].P : host_->levels[level].R;
-  return to_host(which == 'P' ? gpu_->levels[level].P : gpu_->levels[level].R);
+#if BINAMG_WITH_CUDA
+  if (gpu_) return to_host(which == 'P' ? gpu_->levels[level].P : gpu_->levels[level].R);
+#endif
+  return which == 'P' ? host_->levels[level].P : host_->levels[level].R;
 }
 
 namespace {
@@ -104,88 +134,7 @@ void set_column(T* block, index_t k, index_t j, const std::vector<T>& values) {
   for (std::size_t i = 0; i < values.size(); ++i) block[i * k + j] = values[i];
 }
 
-// The GPU solver's vectors may lie in host memory (NumPy) or in device memory
-// (CuPy): the copies below are cudaMemcpyDefault, which tells them apart.
-//
-// Column j of the rows × k block at `source` (host or device) into a new
-// device buffer, and back: one strided copy each, ordered on `stream`.
-template <typename T>
-DeviceBuffer<T> column_to_device(const T* source, index_t rows, index_t k, index_t j,
-                                 cudaStream_t stream) {
-  DeviceBuffer<T> device(rows, stream, "Python vector");
-  if (rows > 0)
-    BINAMG_CUDA_CHECK(cudaMemcpy2DAsync(device.data(), sizeof(T), source + j, k * sizeof(T),
-                                        sizeof(T), rows, cudaMemcpyDefault, stream));
-  return device;
-}
-
-template <typename T>
-void column_from_device(const DeviceBuffer<T>& device, T* target, index_t k, index_t j,
-                        cudaStream_t stream) {
-  if (device.size() > 0)
-    BINAMG_CUDA_CHECK(cudaMemcpy2DAsync(target + j, k * sizeof(T), device.data(), sizeof(T),
-                                        sizeof(T), device.size(), cudaMemcpyDefault, stream));
-}
-
-// A whole block (or zeros, for a null `source`) into a new device buffer.
-template <typename T>
-DeviceBuffer<T> block_to_device(const T* source, std::size_t n, cudaStream_t stream) {
-  DeviceBuffer<T> device(n, stream, "Python vector");
-  if (n > 0)
-    BINAMG_CUDA_CHECK(
-        source ? cudaMemcpyAsync(device.data(), source, n * sizeof(T), cudaMemcpyDefault, stream)
-               : cudaMemsetAsync(device.data(), 0, n * sizeof(T), stream));
-  return device;
-}
-
-// The block back to `target`, waiting for it: once a solve returns, its
-// result is there, for NumPy and for CuPy's streams alike.
-template <typename T>
-void block_from_device(const DeviceBuffer<T>& device, T* target, cudaStream_t stream) {
-  if (device.size() > 0)
-    BINAMG_CUDA_CHECK(cudaMemcpyAsync(target, device.data(), device.size() * sizeof(T),
-                                      cudaMemcpyDefault, stream));
-  BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
 }  // namespace
-
-void require_device_memory(const void* pointer, const std::string& what) {
-  cudaPointerAttributes attributes{};
-  const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
-  // Cleared before anything else reads it: the failure is reported below, and
-  // a later launch check would otherwise take it for its own.
-  if (status != cudaSuccess) cudaGetLastError();
-  int current = -1;
-  BINAMG_CUDA_CHECK(cudaGetDevice(&current));
-  require(
-      status == cudaSuccess &&
-          (attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged) &&
-          attributes.device == current,
-      what + " is not memory of the GPU binamg runs on (device " + std::to_string(current) + ")");
-}
-
-template <typename T>
-DeviceCsr<T> device_csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
-                             const std::int32_t* indices, const T* data, std::int64_t nnz) {
-  require(rows >= 0 && cols >= 0, "A has a negative dimension");
-  require(
-      nnz >= 0 && nnz < std::int64_t(1) << 31,
-      "A has " + std::to_string(nnz) + " entries; binamg's 32-bit indices take at most 2^31 - 1");
-  require_device_memory(indptr, "A's indptr");
-  if (nnz > 0) {
-    require_device_memory(indices, "A's indices");
-    require_device_memory(data, "A's data");
-  }
-  DeviceCsr<T> A;
-  A.rows = rows;
-  A.cols = cols;
-  A.row_ptr = block_to_device(indptr, std::size_t(rows) + 1, nullptr);
-  A.col_idx = block_to_device(indices, std::size_t(nnz), nullptr);
-  A.values = block_to_device(data, std::size_t(nnz), nullptr);
-  validate(A, "A");  // on the device
-  return A;
-}
 
 template <typename T>
 std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t k,
@@ -193,6 +142,7 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
                                           Accelerator accelerator) const {
   require(k >= 1, "b must have at least one column");
   const std::size_t entries = std::size_t(rows_) * k;
+#if BINAMG_WITH_CUDA
   if (gpu_) {
     cudaStream_t stream = gpu_->stream;
     if (accelerator == Accelerator::cg || k == 1) {
@@ -219,6 +169,7 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
     return results;
   }
+#endif
   // On the host: one column at a time, or the host's block CG.
   const std::vector<T> rhs(b, b + entries);
   std::vector<T> guess = x0 ? std::vector<T>(x0, x0 + entries) : std::vector<T>(entries, T(0));
@@ -241,83 +192,105 @@ std::vector<SolveResult> Solver<T>::solve(const T* b, const T* x0, T* x, index_t
 template <typename T>
 void Solver<T>::precondition(const T* b, T* x, index_t k) const {
   require(k >= 1, "the vector must have at least one column");
-  for (index_t j = 0; j < k; ++j) {
-    if (host_) {
-      std::vector<T> xj(rows_);
-      vcycle_from_zero(*host_, column(b, rows_, k, j), xj);
-      set_column(x, k, j, xj);
-    } else {
+#if BINAMG_WITH_CUDA
+  if (gpu_) {
+    for (index_t j = 0; j < k; ++j) {
       DeviceBuffer<T> xj(rows_, gpu_->stream, "preconditioned vector");
       vcycle_from_zero(*gpu_, column_to_device(b, rows_, k, j, gpu_->stream), xj);
       column_from_device(xj, x, k, j, gpu_->stream);
     }
+    BINAMG_CUDA_CHECK(cudaStreamSynchronize(gpu_->stream));
+    return;
   }
-  if (gpu_) BINAMG_CUDA_CHECK(cudaStreamSynchronize(gpu_->stream));
+#endif
+  for (index_t j = 0; j < k; ++j) {
+    std::vector<T> xj(rows_);
+    vcycle_from_zero(*host_, column(b, rows_, k, j), xj);
+    set_column(x, k, j, xj);
+  }
 }
 
 template <typename T>
 void Solver<T>::refresh(const CsrMatrix<T>& A) {
-  if (host_)
-    binamg::refresh(*host_, A);
-  else
+#if BINAMG_WITH_CUDA
+  if (gpu_) {
     binamg::refresh(*gpu_, to_device(A, gpu_->stream));
+    return;
+  }
+#endif
+  binamg::refresh(*host_, A);
 }
 
+#if BINAMG_WITH_CUDA
 template <typename T>
 void Solver<T>::refresh(const DeviceCsr<T>& A) {
   require(gpu_ != nullptr, "a matrix in GPU memory refreshes a GPU hierarchy only");
   binamg::refresh(*gpu_, A);
 }
+#endif
 
 MixedSolver::MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device)
     : A_(std::move(A)), rounded_(convert_values<float>(A_), parameters, device) {
+#if BINAMG_WITH_CUDA
   if (device == Device::gpu) {
     device_A_ = std::make_unique<DeviceCsr<double>>(to_device(A_));
     A_ = {};
   }
+#endif
 }
 
+#if BINAMG_WITH_CUDA
 MixedSolver::MixedSolver(DeviceCsr<double> A, const AmgParameters& parameters)
     : device_A_(std::make_unique<DeviceCsr<double>>(std::move(A))),
       rounded_(convert_values<float>(*device_A_), parameters) {}
+#endif
 
 void MixedSolver::refresh(CsrMatrix<double> A) {
   rounded_.refresh(convert_values<float>(A));  // checks the pattern first
-  if (device_A_)
+#if BINAMG_WITH_CUDA
+  if (device_A_) {
     *device_A_ = to_device(A, rounded_.gpu()->stream);
-  else
-    A_ = std::move(A);
+    return;
+  }
+#endif
+  A_ = std::move(A);
 }
 
+#if BINAMG_WITH_CUDA
 void MixedSolver::refresh(DeviceCsr<double> A) {
   rounded_.refresh(convert_values<float>(A, rounded_.gpu()->stream));  // checks the pattern first
   *device_A_ = std::move(A);
 }
+#endif
 
 std::vector<SolveResult> MixedSolver::solve(const double* b, const double* x0, double* x, index_t k,
                                             const SolveOptions& options) const {
   const index_t rows = rounded_.rows();
   std::vector<SolveResult> results;
-  for (index_t j = 0; j < k; ++j) {
-    if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
+#if BINAMG_WITH_CUDA
+  if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
+    for (index_t j = 0; j < k; ++j) {
       DeviceBuffer<double> xj = x0 ? column_to_device(x0, rows, k, j, h->stream)
                                    : block_to_device<double>(nullptr, rows, h->stream);
       results.push_back(
           pcg(*h, *device_A_, column_to_device(b, rows, k, j, h->stream), xj, options));
       column_from_device(xj, x, k, j, h->stream);
-    } else {
-      std::vector<double> xj = x0 ? column(x0, rows, k, j) : std::vector<double>(rows, 0.0);
-      results.push_back(pcg(*rounded_.host(), A_, column(b, rows, k, j), xj, options));
-      set_column(x, k, j, xj);
     }
-  }
-  if (const DeviceHierarchy<float>* h = rounded_.gpu())
     BINAMG_CUDA_CHECK(cudaStreamSynchronize(h->stream));
+    return results;
+  }
+#endif
+  for (index_t j = 0; j < k; ++j) {
+    std::vector<double> xj = x0 ? column(x0, rows, k, j) : std::vector<double>(rows, 0.0);
+    results.push_back(pcg(*rounded_.host(), A_, column(b, rows, k, j), xj, options));
+    set_column(x, k, j, xj);
+  }
   return results;
 }
 
 void MixedSolver::precondition(const double* b, double* x, index_t k) const {
   const index_t rows = rounded_.rows();
+#if BINAMG_WITH_CUDA
   if (const DeviceHierarchy<float>* h = rounded_.gpu()) {
     // Rounded and widened on the device: b may be CuPy's.
     const std::size_t n = std::size_t(rows) * k;
@@ -334,6 +307,7 @@ void MixedSolver::precondition(const double* b, double* x, index_t k) const {
     block_from_device(wide_x, x, h->stream);
     return;
   }
+#endif
   const std::size_t n = std::size_t(rows) * k;
   const std::vector<float> rounded(b, b + n);
   std::vector<float> z(n);
@@ -344,8 +318,6 @@ void MixedSolver::precondition(const double* b, double* x, index_t k) const {
 #define BINAMG_INSTANTIATE(T)                                                                   \
   template CsrMatrix<T> csr_from<T>(index_t, index_t, const std::int32_t*, const std::int32_t*, \
                                     const T*, std::int64_t);                                    \
-  template DeviceCsr<T> device_csr_from<T>(index_t, index_t, const std::int32_t*,               \
-                                           const std::int32_t*, const T*, std::int64_t);        \
   template class Solver<T>;
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
+#include "binamg/core/config.hpp"
 #include "binamg/core/device.hpp"
 #include "binamg/solvers/solve_result.hpp"
+#if BINAMG_WITH_CUDA
 #include "binamg/sparse/device_csr.hpp"
+#endif
 
 namespace binamg::python {
 
@@ -18,14 +21,9 @@ template <typename T>
 CsrMatrix<T> csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
                       const std::int32_t* indices, const T* data, std::int64_t nnz);
 
-/// A CSR matrix in GPU memory (a CuPy matrix's arrays): checked to be memory
-/// of the current device, copied there and validated there (validate(DeviceCsr)).
-template <typename T>
-DeviceCsr<T> device_csr_from(index_t rows, index_t cols, const std::int32_t* indptr,
-                             const std::int32_t* indices, const T* data, std::int64_t nnz);
-
-/// Throws InvalidInput naming `what` unless `pointer` is memory of the current GPU.
-void require_device_memory(const void* pointer, const std::string& what);
+/// The device a solver is asked for ("auto", "cpu" or "gpu"): "auto" is the
+/// GPU when one is usable; "gpu" without one is an InvalidInput that says why.
+Device choose_device(const std::string& name);
 
 /// Which solve: PCG with one V-cycle per iteration, or the V-cycle alone.
 enum class Accelerator { cg, none };
@@ -34,8 +32,10 @@ template <typename T>
 class Solver {
  public:
   Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device);
+#if BINAMG_WITH_CUDA
   /// A hierarchy on the GPU of a matrix already there.
   Solver(const DeviceCsr<T>& A, const AmgParameters& parameters);
+#endif
 
   Device device() const { return device_; }
   index_t rows() const { return rows_; }
@@ -59,17 +59,25 @@ class Solver {
   void precondition(const T* b, T* x, index_t k) const;
   /// New values on the pattern the hierarchy was built for (binamg::refresh).
   void refresh(const CsrMatrix<T>& A);
-  /// The same from GPU memory (a GPU hierarchy only).
-  void refresh(const DeviceCsr<T>& A);
 
   const Hierarchy<T>* host() const { return host_.get(); }
+#if BINAMG_WITH_CUDA
+  /// The same from GPU memory (a GPU hierarchy only).
+  void refresh(const DeviceCsr<T>& A);
   const DeviceHierarchy<T>* gpu() const { return gpu_.get(); }
+#endif
 
  private:
+  /// f(the hierarchy), on whichever device holds it.
+  template <typename F>
+  auto visit(F&& f) const;
+
   Device device_;
   index_t rows_ = 0;
   std::unique_ptr<Hierarchy<T>> host_;
+#if BINAMG_WITH_CUDA
   std::unique_ptr<DeviceHierarchy<T>> gpu_;
+#endif
 };
 
 /// Mixed precision: a float hierarchy of A rounded to float, whose V-cycle
@@ -77,19 +85,25 @@ class Solver {
 class MixedSolver {
  public:
   MixedSolver(CsrMatrix<double> A, const AmgParameters& parameters, Device device);
+#if BINAMG_WITH_CUDA
   /// On the GPU, from a matrix already there.
   MixedSolver(DeviceCsr<double> A, const AmgParameters& parameters);
+#endif
   const Solver<float>& hierarchy() const { return rounded_; }
   std::vector<SolveResult> solve(const double* b, const double* x0, double* x, index_t k,
                                  const SolveOptions& options) const;
   void precondition(const double* b, double* x, index_t k) const;
   /// New values: the float hierarchy refreshed with them rounded, CG's A replaced.
   void refresh(CsrMatrix<double> A);
+#if BINAMG_WITH_CUDA
   void refresh(DeviceCsr<double> A);
+#endif
 
  private:
   CsrMatrix<double> A_;  // CG's A on the CPU (empty on the GPU)
+#if BINAMG_WITH_CUDA
   std::unique_ptr<DeviceCsr<double>> device_A_;
+#endif
   Solver<float> rounded_;
 };
 
