@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what binamg needs that is missing (Debian/Ubuntu packages), then
 # configures and builds everything (library, CUDA sources, examples, benchmarks,
-# tests) into build/. Safe to run again: it only rebuilds what changed.
+# tests) into build/. Without the CUDA toolkit it builds the CPU library alone
+# (amg_solve and the CPU tests included). Safe to run again: it only rebuilds
+# what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,14 +19,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! command -v nvcc >/dev/null 2>&1; then
-  if [ -x /usr/local/cuda/bin/nvcc ]; then
-    export PATH=/usr/local/cuda/bin:$PATH
-  else
-    echo "setup: the CUDA toolkit (nvcc) is required to build binamg; install it from NVIDIA" >&2
-    exit 1
-  fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+if command -v nvcc >/dev/null 2>&1; then
+  cuda=(-DBINAMG_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)")
+else
+  echo "setup: no CUDA toolkit (nvcc): building the CPU library alone; install the toolkit" \
+       "from NVIDIA for the GPU code" >&2
+  cuda=(-DBINAMG_CUDA=OFF)
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda[@]}"
 cmake --build build -j"$(nproc)"
