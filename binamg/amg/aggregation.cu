@@ -440,6 +440,15 @@ struct Mis2Aggregator {
     });
   }
 
+  // The nodes no aggregate holds yet, read back.
+  int unassigned() {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(int), stream));
+    count_unassigned<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(),
+                                                                 counter.data());
+    BINAMG_CHECK_LAUNCH();
+    return read_back(counter.data(), stream);
+  }
+
   // Ids in the order of the aggregates' first nodes, as the CPU numbers them.
   void number_by_first_node() {
     index_t* first = size.data();  // count <= n entries
@@ -477,13 +486,16 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, in
   while (work.aggregate_free(mis2_min_neighbours, free_percent) > 0) {
   }
   work.join_smallest();
-  while (work.aggregate_free(0, 0) > 0) {
+  // The last stage takes the nodes no join reached (a free component with no
+  // aggregate beside it). There are usually none, and a pass over none would
+  // still cost an MIS-2 launch, its forming kernels and a read: it is skipped,
+  // which changes nothing (such a pass forms no aggregate).
+  int left_out = work.unassigned();
+  if (left_out > 0) {
+    while (work.aggregate_free(0, 0) > 0) {
+    }
+    left_out = work.unassigned();
   }
-  BINAMG_CUDA_CHECK(cudaMemsetAsync(work.counter.data(), 0, sizeof(int), stream));
-  count_unassigned<<<work.blocks, aggregation_threads, 0, stream>>>(n, result.aggregate_of.data(),
-                                                                    work.counter.data());
-  BINAMG_CHECK_LAUNCH();
-  const int left_out = read_back(work.counter.data(), stream);
   require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
                              " nodes were left unassigned (the strength graph is not symmetric?)");
   work.number_by_first_node();
