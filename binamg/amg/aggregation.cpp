@@ -173,8 +173,12 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S, int free_percent) {
   Aggregates result;
   result.aggregate_of.assign(n, -1);
   // Passes of MIS-2 over the still unaggregated nodes, each root taking its
-  // unaggregated neighbours, until no root has enough of them left.
-  while (aggregate_unaggregated(S, hash, mis2_min_neighbours, free_percent, result) > 0) {
+  // unaggregated neighbours, while they form a share of the aggregates.
+  for (;;) {
+    const index_t before = result.count;
+    if (!mis2_passes_continue(
+            aggregate_unaggregated(S, hash, mis2_min_neighbours, free_percent, result), before))
+      break;
   }
   // Stragglers join neighbouring aggregates, smallest first.
   while (join_smallest_neighbour(S, hash, result) > 0) {

@@ -483,7 +483,10 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, in
       S.row_ptr.data(),    S.col_idx.data(), n, S.nnz(), blocks_for(n, aggregation_threads), stream,
       result.aggregate_of, result.count};
   // The same three stages as the CPU's mis2_aggregation.
-  while (work.aggregate_free(mis2_min_neighbours, free_percent) > 0) {
+  for (;;) {
+    const index_t before = result.count;
+    if (!mis2_passes_continue(work.aggregate_free(mis2_min_neighbours, free_percent), before))
+      break;
   }
   work.join_smallest();
   // The last stage takes the nodes no join reached (a free component with no
