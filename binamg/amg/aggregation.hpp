@@ -70,9 +70,10 @@ inline bool mis2_passes_continue(index_t formed, index_t formed_before) {
 /// coarsening): each pass computes the MIS-2 of the subgraph of still
 /// unaggregated nodes, and every root with at least mis2_min_neighbours
 /// unaggregated neighbours forms an aggregate with them; passes repeat while
-/// they form a share of the aggregates (mis2_passes_continue). Then, in Jacobi rounds, each remaining node joins the smallest
-/// neighbouring aggregate (ties: neighbour with the largest (hash, index)); nodes
-/// with no aggregate in reach (isolated nodes) get aggregates of their own. Ids
+/// they form a share of the aggregates (mis2_passes_continue). Then, in Jacobi
+/// rounds, each remaining node joins the smallest neighbouring aggregate (ties:
+/// neighbour with the largest (hash, index)); nodes with no aggregate in reach
+/// (isolated nodes) get aggregates of their own. Ids
 /// follow the order of each aggregate's smallest node, so coarse rows keep the
 /// fine rows' locality (numbering by pass put many of the 3D aggregates, those of
 /// later passes, far from their neighbours). Aggregates are connected and

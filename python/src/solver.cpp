@@ -46,8 +46,9 @@ Solver<T>::Solver(CsrMatrix<T> A, const AmgParameters& parameters, Device device
     gpu_ = std::make_unique<DeviceHierarchy<T>>(build_hierarchy(to_device(A), parameters));
     return;
   }
-#endif
+#else
   require(device == Device::cpu, "device='gpu' but this binamg was built without CUDA");
+#endif
   host_ = std::make_unique<Hierarchy<T>>(build_hierarchy(A, parameters));
 }
 
