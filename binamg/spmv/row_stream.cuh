@@ -24,6 +24,7 @@ namespace binamg::row_stream {
 
 constexpr int threads = 256;
 constexpr int tile = 2048;  // nonzeros staged per pass: 8 loads per thread
+constexpr int loads_per_thread = tile / threads;
 constexpr int warps = threads / 32;
 // Rows longer than this on average are summed a warp per row straight from
 // global memory: staging them left few rows per block and measured slower than a
@@ -139,10 +140,23 @@ __global__ void __launch_bounds__(threads)
   Sum sum = 0;
   for (std::int64_t pass = block_begin; pass < block_end; pass += tile) {
     const int count = static_cast<int>(std::min<std::int64_t>(tile, block_end - pass));
+    // The pass's column indices and values are all loaded before the first
+    // gather, so a thread's loads are in flight together rather than each gather
+    // waiting on its own index; A is read once and streams past the cache
+    // (__ldcs), leaving it to the gathered entries (10-20% on the H200,
+    // docs/experiments.md). The products and their order are unchanged.
+    index_t cols[loads_per_thread];
+    T vals[loads_per_thread];
 #pragma unroll
-    for (int j = 0; j < tile / threads; ++j) {
+    for (int j = 0; j < loads_per_thread; ++j) {
       const int i = j * threads + threadIdx.x;
-      if (i < count) products[i] = Sum(values[pass + i]) * Sum(x_of(col_idx[pass + i]));
+      cols[j] = i < count ? __ldcs(col_idx + pass + i) : 0;
+      vals[j] = i < count ? __ldcs(values + pass + i) : T(0);
+    }
+#pragma unroll
+    for (int j = 0; j < loads_per_thread; ++j) {
+      const int i = j * threads + threadIdx.x;
+      if (i < count) products[i] = Sum(vals[j]) * Sum(x_of(cols[j]));
     }
     __syncthreads();
     // This lane's first entry at or after the pass start, then every G-th.
