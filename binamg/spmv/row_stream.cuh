@@ -25,6 +25,8 @@ namespace binamg::row_stream {
 constexpr int threads = 256;
 constexpr int tile = 2048;  // nonzeros staged per pass: 8 loads per thread
 constexpr int loads_per_thread = tile / threads;
+// Blocks of `threads` that fill an SM: 2048 threads of 32 registers.
+constexpr int full_occupancy_blocks = 2048 / threads;
 constexpr int warps = threads / 32;
 // Rows longer than this on average are summed a warp per row straight from
 // global memory: staging them left few rows per block and measured slower than a
@@ -91,10 +93,10 @@ __device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restri
 /// Stages one pass's products a_e·x_of(c_e), e = pass … pass + count − 1, in
 /// `products`. With a lane per row (G = 1: rows of a few entries) each thread
 /// loads all its column indices and values before its first gather, so its loads
-/// are in flight together: 20-30% faster SpMVs and residuals on the finest levels
-/// of the H200. On longer rows (G > 1) that schedule measured no faster or
-/// slower, so they load and gather entry by entry (docs/experiments.md). The
-/// products are the same either way.
+/// are in flight together: 15-25% faster SpMVs and residuals, 5-8% faster
+/// Chebyshev steps on the finest levels of the stencils (H200). On longer rows
+/// (G > 1) that schedule measured no faster or slower, so they load and gather
+/// entry by entry (docs/experiments.md). The products are the same either way.
 template <typename Sum, int G, typename T, typename Gather>
 __device__ void stage_products(std::int64_t pass, int count, const index_t* __restrict__ col_idx,
                                const T* __restrict__ values, const Gather& x_of, Sum* products) {
@@ -129,13 +131,17 @@ __device__ void stage_products(std::int64_t pass, int count, const index_t* __re
 /// Unstaged: G = 32, a warp per row. With LongRows, a block holding a row longer
 /// than `long_row` sums its other rows a warp each and its long ones with the
 /// whole block (block_row_sum); without, no row is that long and the check is
-/// not compiled in (it measurably slowed the 27-point stencil's SpMV).
+/// not compiled in (it measurably slowed the 27-point stencil's SpMV). A lane per
+/// row is held to a full SM of blocks: the registers of its early loads would
+/// otherwise cost the double Chebyshev step a quarter of its blocks, and the
+/// step 20% (docs/experiments.md). Other shapes leave the count to the compiler
+/// (0: no minimum).
 template <typename Sum, int G, bool Staged, bool LongRows, typename T, typename Gather,
           typename Finish>
-__global__ void __launch_bounds__(threads)
+__global__ void __launch_bounds__(threads, G == 1 && !LongRows ? full_occupancy_blocks : 0)
     row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
-                    const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                    Gather x_of, Finish finish) {
+                    const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather x_of,
+                    Finish finish) {
   constexpr int R = threads / G;
   __shared__ index_t bounds[R + 1];
   __shared__ Sum products[Staged ? tile : 1];
