@@ -35,8 +35,11 @@ struct DivideByDiagonal {
 template <typename T>
 void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
                     const double* squared_norm, double* y, cudaStream_t stream) {
-  row_stream::launch<double>(A, NormalisedEntry{x, squared_norm}, DivideByDiagonal<T>{diag, y},
-                             stream);
+  // Without early loads: with them, this gather (a square root and a division
+  // per entry) slowed the setup's prolongator phase, mostly this estimate, by
+  // 2-3 ms on 2D 5-pt 4096² (docs/experiments.md).
+  row_stream::launch<double, false>(A, NormalisedEntry{x, squared_norm},
+                                    DivideByDiagonal<T>{diag, y}, stream);
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.

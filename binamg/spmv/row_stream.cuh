@@ -97,10 +97,10 @@ __device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restri
 /// Chebyshev steps on the finest levels of the stencils (H200). On longer rows
 /// (G > 1) that schedule measured no faster or slower, so they load and gather
 /// entry by entry (docs/experiments.md). The products are the same either way.
-template <typename Sum, int G, typename T, typename Gather>
+template <typename Sum, int G, bool EarlyLoads, typename T, typename Gather>
 __device__ void stage_products(std::int64_t pass, int count, const index_t* __restrict__ col_idx,
                                const T* __restrict__ values, const Gather& x_of, Sum* products) {
-  if constexpr (G == 1) {
+  if constexpr (G == 1 && EarlyLoads) {
     index_t cols[loads_per_thread];
     T vals[loads_per_thread];
 #pragma unroll
@@ -136,9 +136,10 @@ __device__ void stage_products(std::int64_t pass, int count, const index_t* __re
 /// otherwise cost the double Chebyshev step a quarter of its blocks, and the
 /// step 20% (docs/experiments.md). Other shapes leave the count to the compiler
 /// (0: no minimum).
-template <typename Sum, int G, bool Staged, bool LongRows, typename T, typename Gather,
-          typename Finish>
-__global__ void __launch_bounds__(threads, G == 1 && !LongRows ? full_occupancy_blocks : 0)
+template <typename Sum, int G, bool Staged, bool LongRows, bool EarlyLoads, typename T,
+          typename Gather, typename Finish>
+__global__ void __launch_bounds__(threads,
+                                  G == 1 && EarlyLoads && !LongRows ? full_occupancy_blocks : 0)
     row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
                     const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather x_of,
                     Finish finish) {
@@ -179,7 +180,7 @@ __global__ void __launch_bounds__(threads, G == 1 && !LongRows ? full_occupancy_
   Sum sum = 0;
   for (std::int64_t pass = block_begin; pass < block_end; pass += tile) {
     const int count = static_cast<int>(std::min<std::int64_t>(tile, block_end - pass));
-    stage_products<Sum, G>(pass, count, col_idx, values, x_of, products);
+    stage_products<Sum, G, EarlyLoads>(pass, count, col_idx, values, x_of, products);
     __syncthreads();
     // This lane's first entry at or after the pass start, then every G-th.
     std::int64_t e = begin + lane;
@@ -197,13 +198,14 @@ __global__ void __launch_bounds__(threads, G == 1 && !LongRows ? full_occupancy_
   if (has_row && lane == 0) finish(index_t(first_row + local_row), sum);
 }
 
-template <typename Sum, int G, bool Staged = true, typename T, typename Gather, typename Finish>
+template <typename Sum, int G, bool Staged = true, bool EarlyLoads = true, typename T,
+          typename Gather, typename Finish>
 void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish,
                   cudaStream_t stream) {
   const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
   const auto kernel = long_row == row_split::no_long_rows
-                          ? row_sums_kernel<Sum, G, Staged, false, T, Gather, Finish>
-                          : row_sums_kernel<Sum, G, Staged, true, T, Gather, Finish>;
+                          ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Gather, Finish>
+                          : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Gather, Finish>;
   kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
       A.rows, long_row, A.row_ptr.data(), A.col_idx.data(), A.values.data(), x_of, finish);
   BINAMG_CHECK_LAUNCH();
@@ -211,13 +213,15 @@ void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finis
 
 /// finish(row, Σ_e a_e·x_of(c_e)) for every row of A, the products and the sum in
 /// Sum. Gather and Finish are trivially copyable functors with __device__
-/// operator()s: x_of(col) -> value, finish(row, sum).
-template <typename Sum, typename T, typename Gather, typename Finish>
+/// operator()s: x_of(col) -> value, finish(row, sum). EarlyLoads = false keeps
+/// lane-per-row sums to a load and gather per entry (stage_products), for a
+/// gather that computes more than it loads; the bits are the same either way.
+template <typename Sum, bool EarlyLoads = true, typename T, typename Gather, typename Finish>
 void launch(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, cudaStream_t stream) {
   if (A.rows == 0) return;
   if (!staged(A.rows, A.nnz())) return launch_shape<Sum, 32, false>(A, x_of, finish, stream);
   switch (threads / rows_per_block(A.rows, A.nnz())) {
-    case 1: return launch_shape<Sum, 1>(A, x_of, finish, stream);
+    case 1: return launch_shape<Sum, 1, true, EarlyLoads>(A, x_of, finish, stream);
     case 2: return launch_shape<Sum, 2>(A, x_of, finish, stream);
     case 4: return launch_shape<Sum, 4>(A, x_of, finish, stream);
     case 8: return launch_shape<Sum, 8>(A, x_of, finish, stream);
