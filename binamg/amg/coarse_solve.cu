@@ -2,11 +2,14 @@
 // small kernel of binamg's own, so no library handle is created per hierarchy
 // and the summation order is ours to fix.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "binamg/amg/coarse_solve.hpp"
+#include "binamg/amg/dense_cholesky.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/launch.hpp"
 
@@ -182,6 +185,38 @@ bool ranges_overlap(const void* a, const void* b, std::size_t bytes) {
   return x < y + bytes && y < x + bytes;
 }
 
+// The row-major inverse in T of P·A = L·U from its column-major factor
+// `packed` on the device (CoarseSolver::PackedFactors: L's and LU's U are
+// columns of it; LLT's U = Lᵀ has its columns in its rows, so that one takes a
+// transposed copy: the substitutions read both factors by columns).
+// `permutation` is on the device.
+template <typename T>
+DeviceBuffer<T> inverse_of_factors(index_t n, const double* packed, bool cholesky,
+                                   const index_t* permutation, cudaStream_t stream) {
+  const std::size_t entries = std::size_t(n) * n;
+  DeviceBuffer<T> inverse(entries, stream, "coarse inverse");
+  DeviceBuffer<double> transposed;
+  const double* upper_columns = packed;
+  if (cholesky) {
+    transposed = DeviceBuffer<double>(entries, stream, "coarse factor, transposed");
+    const unsigned tiles = blocks_for(n, transpose_tile);
+    transpose_square<<<dim3(tiles, tiles), dim3(transpose_tile, 8), 0, stream>>>(n, packed,
+                                                                                 transposed.data());
+    BINAMG_CHECK_LAUNCH();
+    upper_columns = transposed.data();
+  }
+  // y holds a column in shared memory: n ≤ dense_limit doubles, 32 KB at most.
+  inverse_from_factors<T><<<n, warp_size, sizeof(double) * n, stream>>>(
+      n, packed, upper_columns, !cholesky, permutation, inverse.data());
+  BINAMG_CHECK_LAUNCH();
+  return inverse;
+}
+
+__global__ void identity_permutation(index_t n, index_t* permutation) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) permutation[i] = i;
+}
+
 }  // namespace
 
 template <typename T>
@@ -212,31 +247,15 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale, cudaStre
   const index_t n = factors.n;
   const std::size_t entries = std::size_t(n) * n;
   auto state = std::make_unique<State>();
-  state->inverse = DeviceBuffer<T>(entries, stream, "coarse inverse");
   {
     // Eigen's column-major factor goes up as it is (repacking it on the host
-    // measurably lengthened the setup). The substitutions read both factors by
-    // columns: L's and LU's U are columns of the packed array; LLT's U = Lᵀ has
-    // its columns in the packed array's rows, so that one takes a transposed copy.
+    // measurably lengthened the setup).
     DeviceBuffer<double> packed(entries, stream, "coarse factor");
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(packed.data(), factors.packed, sizeof(double) * entries,
                                       cudaMemcpyHostToDevice, stream));
-    DeviceBuffer<double> transposed;
-    const double* upper_columns = packed.data();
-    if (factors.cholesky) {
-      transposed = DeviceBuffer<double>(entries, stream, "coarse factor, transposed");
-      const unsigned tiles = blocks_for(n, transpose_tile);
-      transpose_square<<<dim3(tiles, tiles), dim3(transpose_tile, 8), 0, stream>>>(
-          n, packed.data(), transposed.data());
-      BINAMG_CHECK_LAUNCH();
-      upper_columns = transposed.data();
-    }
     const DeviceBuffer<index_t> permutation = to_device(factors.permutation, stream);
-    // y holds a column in shared memory: n ≤ dense_limit doubles, 32 KB at most.
-    inverse_from_factors<T><<<n, warp_size, sizeof(double) * n, stream>>>(
-        n, packed.data(), upper_columns, !factors.cholesky, permutation.data(),
-        state->inverse.data());
-    BINAMG_CHECK_LAUNCH();
+    state->inverse =
+        inverse_of_factors<T>(n, packed.data(), factors.cholesky, permutation.data(), stream);
     if (factors.nullity > 0) {  // A⁺ = B⁻¹ − N·Nᵀ/s
       const std::size_t basis_entries = std::size_t(n) * factors.nullity;
       DeviceBuffer<double> basis(basis_entries, stream, "coarse null space basis");
@@ -252,6 +271,33 @@ void DeviceCoarseSolver<T>::factor(const CsrMatrix<T>& A, double scale, cudaStre
   state_ = std::move(state);
   rows_ = A.rows;
   nullity_ = host.nullity();
+}
+
+template <typename T>
+void DeviceCoarseSolver<T>::factor(const DeviceCsr<T>& A, double scale, cudaStream_t stream) {
+  require_consistent(A, "DeviceCoarseSolver: the coarsest matrix");
+  require(scale >= 0 && std::isfinite(scale),
+          "coarse matrix: the scale " + std::to_string(scale) + " is not finite and >= 0");
+  const index_t n = A.rows;
+  if (n > 0 && n == A.cols && n <= coarse_detail::kDeviceCholeskyRows) {
+    // CoarseSolver's pivot floor: n·ε_T·scale (CoarseSolver::factor).
+    const double pivot_floor = n * double(std::numeric_limits<T>::epsilon()) * scale;
+    DeviceBuffer<double> factor;
+    if (coarse_detail::dense_cholesky(A, pivot_floor, factor, stream) ==
+        coarse_detail::CholeskyOutcome::factored) {
+      DeviceBuffer<index_t> permutation(n, stream, "coarse permutation");
+      identity_permutation<<<blocks_for(n, 256), 256, 0, stream>>>(n, permutation.data());
+      BINAMG_CHECK_LAUNCH();
+      auto state = std::make_unique<State>();
+      state->inverse = inverse_of_factors<T>(n, factor.data(), true, permutation.data(), stream);
+      state->method = "dense-inverse(dense-llt)";
+      state_ = std::move(state);
+      rows_ = n;
+      nullity_ = 0;
+      return;
+    }
+  }
+  factor(to_host(A), scale, stream);  // the host's checks, eigenvalue test and messages
 }
 
 template <typename T>

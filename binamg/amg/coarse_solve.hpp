@@ -9,6 +9,8 @@
 #include "binamg/sparse/csr.hpp"
 #if BINAMG_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "binamg/sparse/device_csr.hpp"
 #endif
 
 namespace binamg {
@@ -88,12 +90,15 @@ class CoarseSolver {
 };
 
 #if BINAMG_WITH_CUDA
-/// Coarsest-level solve for the GPU hierarchy: the matrix is downloaded once,
-/// factored once on the host with CoarseSolver (in double), its packed factor
-/// uploaded as Eigen stores it, and A⁻¹ formed from it on the GPU (a warp per
-/// column, blocked forward and back substitution in double), kept row-major in T. The host
-/// does only the factorisation: forming A⁻¹ there (n triangular solve pairs) was
-/// slow and, on shared host cores, erratic (docs/experiments.md).
+/// Coarsest-level solve for the GPU hierarchy: A is factored once in double, and
+/// A⁻¹ formed from the factor on the GPU (a warp per column, blocked forward and
+/// back substitution in double), kept row-major in T. A matrix on the device of
+/// at most 768 rows that is symmetric and has a Cholesky factor without a small
+/// pivot (the common case) is factored there; any other matrix is downloaded and
+/// factored on the host with CoarseSolver, whose checks and messages apply, and
+/// its packed factor uploaded as Eigen stores it. Forming A⁻¹ on the host (n
+/// triangular solve pairs) was slow and, on shared host cores, erratic
+/// (docs/experiments.md).
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
 /// order is fixed (bits repeat run to run) and the same for every column, so each
 /// column of a k-column solve has exactly the bits of the one-vector solve of that
@@ -109,6 +114,11 @@ class DeviceCoarseSolver {
 
   /// Factors A on the host (CoarseSolver::factor, with `scale`) and forms its inverse here.
   void factor(const CsrMatrix<T>& A, double scale = 0, cudaStream_t stream = nullptr);
+  /// The same for A on the device: a symmetric A of at most 768 rows whose
+  /// Cholesky factorisation has no small pivot (CoarseSolver's test, with
+  /// `scale`) is factored on the device, with one read-back; any other is
+  /// downloaded and factored as above. Its method is then "dense-inverse(dense-llt)".
+  void factor(const DeviceCsr<T>& A, double scale = 0, cudaStream_t stream = nullptr);
   /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
   void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;
   /// X = A⁻¹ B on `stream` for k right-hand sides: B and X are device arrays of

@@ -187,7 +187,7 @@ struct DeviceSteps {
     return binamg::inverse_l1_diagonal(A, stream);
   }
   void factor(DeviceCoarseSolver<T>& coarse, const Matrix& A, double scale) {
-    coarse.factor(to_host(A), scale, stream);  // the one download of the setup
+    coarse.factor(A, scale, stream);  // on the device, unless the host must judge it
   }
   Clock clock() { return Clock(stream); }
 };

@@ -13,6 +13,7 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/add.hpp"
 #include "support/gpu.hpp"
+#include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
 
 namespace binamg {
@@ -70,15 +71,19 @@ double scaled_difference(const std::vector<T>& inverse, const std::vector<T>& b,
   return difference / scale;
 }
 
-// The GPU's vector solve of A against the CPU's, both factored by `method`.
+// The GPU's vector solve of A against the CPU's, both factored by `method`;
+// the GPU's factor(DeviceCsr) when `from_device`.
 template <typename T>
 void expect_vector_solve_matches_cpu(const CsrMatrix<T>& A, const std::string& method,
-                                     std::uint64_t seed) {
+                                     std::uint64_t seed, bool from_device = false) {
   CoarseSolver<T> cpu;
   cpu.factor(A);
   ASSERT_EQ(cpu.method(), method);
   DeviceCoarseSolver<T> gpu;
-  gpu.factor(A);
+  if (from_device)
+    gpu.factor(to_device(A));
+  else
+    gpu.factor(A);
   EXPECT_EQ(gpu.method(), "dense-inverse(" + method + ")");
   const std::vector<T> b = testing::random_vector<T>(A.rows, seed);
   std::vector<T> expected;
@@ -137,6 +142,66 @@ TYPED_TEST(CoarseSolveGpu, BlockSolveColumnsEqualVectorSolvesAndMatchTheCpu) {
                 solve_tolerance<T>())
           << "k = " << k << ", column " << j;
     }
+  }
+}
+
+// A matrix on the device: the common case (symmetric, no small pivot) is
+// factored there, blocked in panels of 32 columns; 25, 64 and 289 rows give
+// one partial panel, two whole ones, and nine and a row. The solve agrees with
+// the CPU's (its Eigen factor rounds otherwise, within the same bound), and a
+// second factorisation gives the same bits.
+TYPED_TEST(CoarseSolveGpu, DeviceMatrixIsFactoredOnTheDeviceAndMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (index_t side : {5, 8, 17}) {
+    const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, side);
+    CoarseSolver<T> cpu;
+    cpu.factor(A);
+    const DeviceCsr<T> A_device = to_device(A);
+    DeviceCoarseSolver<T> gpu, again;
+    gpu.factor(A_device);
+    again.factor(A_device);
+    EXPECT_EQ(gpu.method(), "dense-inverse(dense-llt)");
+    EXPECT_EQ(gpu.nullity(), 0);
+    const std::vector<T> b = testing::random_vector<T>(A.rows, 40 + side);
+    std::vector<T> expected;
+    cpu.solve(b, expected);
+    const DeviceBuffer<T> b_device = to_device(b);
+    DeviceBuffer<T> x(A.rows), x_again(A.rows);
+    gpu.solve(b_device.data(), x.data());
+    again.solve(b_device.data(), x_again.data());
+    EXPECT_LE(scaled_difference(inverse_of(cpu), b, expected, to_host(x)), solve_tolerance<T>())
+        << A.rows << " rows";
+    EXPECT_EQ(to_host(x), to_host(x_again)) << A.rows << " rows";
+  }
+}
+
+// What the device does not decide goes to the host's CoarseSolver, with its
+// methods and messages: a singular matrix (its pseudo-inverse), a
+// nonsymmetric one (LU), one above the device's rows, and invalid entries.
+TYPED_TEST(CoarseSolveGpu, DeviceMatrixTheDeviceDeclinesIsFactoredOnTheHost) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  DeviceCoarseSolver<T> gpu;
+  gpu.factor(to_device(testing::neumann_laplacian<T>(12)));
+  EXPECT_EQ(gpu.method(), "dense-inverse(dense-pinv)");
+  EXPECT_EQ(gpu.nullity(), 1);
+
+  const CsrMatrix<T> nonsymmetric = add(
+      T(1), testing::random_matrix<T>({77, 77, 6, 0, 0, false}, 5), T(8), identity_matrix<T>(77));
+  gpu.factor(to_device(nonsymmetric));
+  EXPECT_EQ(gpu.method(), "dense-inverse(dense-lu)");
+
+  // 841 rows: factored on the host, and still LLT.
+  expect_vector_solve_matches_cpu(poisson<T>(Stencil::poisson2d_5, 29), "dense-llt", 27, true);
+
+  CsrMatrix<T> invalid = poisson<T>(Stencil::poisson2d_5, 5);
+  invalid.values[7] = std::numeric_limits<T>::quiet_NaN();
+  try {
+    gpu.factor(to_device(invalid));
+    ADD_FAILURE() << "a NaN entry was factored";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("coarse matrix"), std::string::npos) << error.what();
   }
 }
 
