@@ -10,6 +10,7 @@ const char* path_name(SpgemmPath path) {
     case SpgemmPath::empty: return "empty";
     case SpgemmPath::dense_columns: return "dense_columns";
     case SpgemmPath::narrow: return "narrow";
+    case SpgemmPath::window_split_rows: return "window_split_rows";
     case SpgemmPath::window_rows: return "window_rows";
     case SpgemmPath::merged_rows: return "merged_rows";
     case SpgemmPath::sorted_whole: return "sorted_whole";
@@ -40,6 +41,15 @@ bool narrows(index_t b_rows, index_t b_cols, const SpgemmTuning& tuning) {
 bool has_window_rows(const ProductShape& shape, const SpgemmTuning& tuning) {
   return narrows(shape.b_rows, shape.b_cols, tuning) &&
          shape.a_nnz >= std::int64_t(tuning.window_min_mean_entries) * shape.a_rows;
+}
+
+bool splits_window_rows(const ProductShape& shape, const SpgemmTuning& tuning) {
+  if (!has_window_rows(shape, tuning) || shape.a_rows > tuning.window_split_max_rows ||
+      shape.b_rows == 0)
+    return false;
+  const double mean_products =
+      double(shape.a_nnz) / double(shape.a_rows) * (double(shape.b_nnz) / double(shape.b_rows));
+  return mean_products >= tuning.window_split_min_products;
 }
 
 bool is_heavy(const ProductShape& shape, const SpgemmTuning& tuning) {
@@ -111,6 +121,8 @@ PathChoice choose_path(const PathFacts& facts, const SpgemmTuning& tuning) {
   if (open(SpgemmPath::dense_columns) && has_dense_columns(shape))
     return take(SpgemmPath::dense_columns);
   if (open(SpgemmPath::narrow) && is_narrow(shape)) return take(SpgemmPath::narrow);
+  if (open(SpgemmPath::window_split_rows) && splits_window_rows(shape, tuning))
+    return take(SpgemmPath::window_split_rows);
   if (open(SpgemmPath::window_rows) && has_window_rows(shape, tuning))
     return take(SpgemmPath::window_rows);
   if (open(SpgemmPath::merged_rows) && may_merge_rows(shape, tuning)) {

@@ -56,12 +56,13 @@ struct PathChoice {
 /// excluded (the rules below):
 ///   1. empty          A has no rows.
 ///   2. dense_columns  has_dense_columns.
-///   3. narrow         is_narrow.
-///   4. window_rows    has_window_rows.
-///   5. merged_rows    may_merge_rows and merge_shape fits (needs the longest rows).
-///   6. sorted_whole   sorts_whole (needs the product tally).
-///   7. fused_rows     fuses_rows (needs the product tally).
-///   8. binned         always.
+///   3. narrow             is_narrow.
+///   4. window_split_rows  splits_window_rows.
+///   5. window_rows        has_window_rows.
+///   6. merged_rows        may_merge_rows and merge_shape fits (needs the longest rows).
+///   7. sorted_whole       sorts_whole (needs the product tally).
+///   8. fused_rows         fuses_rows (needs the product tally).
+///   9. binned             always.
 /// A rule that needs a fact not yet in `facts` makes the choice ask for it:
 /// the caller measures it, adds it and asks again. Pure and cheap.
 PathChoice choose_path(const PathFacts& facts, const SpgemmTuning& tuning);
@@ -87,6 +88,10 @@ bool narrows(index_t b_rows, index_t b_cols, const SpgemmTuning& tuning);
 
 /// B narrows and A's rows average at least window_min_mean_entries entries.
 bool has_window_rows(const ProductShape& shape, const SpgemmTuning& tuning);
+
+/// has_window_rows, at most window_split_max_rows rows of A, and at least
+/// window_split_min_products products a row on average (mean A row × mean B row).
+bool splits_window_rows(const ProductShape& shape, const SpgemmTuning& tuning);
 
 /// About merge_heavy_mean products a row or more and merge_heavy_products in
 /// all (mean B row × A's entries): merged rows leave it to the counted paths.

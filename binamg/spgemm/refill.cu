@@ -43,7 +43,8 @@ __global__ void refill_entries(index_t nnz, const index_t* rows, const index_t* 
 }  // namespace
 
 bool sums_in_row_order(SpgemmPath path) {
-  return path != SpgemmPath::sorted_whole && path != SpgemmPath::binned;
+  return path != SpgemmPath::sorted_whole && path != SpgemmPath::binned &&
+         path != SpgemmPath::window_split_rows;
 }
 
 bool spgemm_refill_pays(index_t a_rows, index_t b_rows, std::int64_t b_nnz, std::int64_t c_nnz) {

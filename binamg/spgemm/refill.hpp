@@ -12,7 +12,8 @@ namespace binamg {
 
 /// Whether every entry of a product computed on `path` is the sum of its
 /// products in A's row order (every path but sorted_whole and binned, whose
-/// long rows may be summed in a fixed regrouping): spgemm_refill's sums.
+/// long rows may be summed in a fixed regrouping, and window_split_rows,
+/// whose warps' partial sums are): spgemm_refill's sums.
 bool sums_in_row_order(SpgemmPath path);
 
 /// Whether spgemm_refill of C = A·B (A with a_rows rows, B with b_rows rows

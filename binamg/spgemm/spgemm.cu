@@ -61,6 +61,9 @@ DeviceCsr<T> multiply(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const Spgemm
         dense_columns_product(A, B, C, *bins, scan_bytes, stream);
         break;
       case SpgemmPath::narrow: narrow_product(A, B, C, tuning, *bins, scan_bytes, stream); break;
+      case SpgemmPath::window_split_rows:
+        done = split_windowed_product(A, B, C, *bins, scan_bytes, stream);
+        break;
       case SpgemmPath::window_rows:
         done = windowed_product(A, B, C, tuning, *bins, scan_bytes, stream);
         break;
@@ -175,8 +178,9 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   // their own; the other paths sum in A's order as the binned pass does.
   PathFacts facts;
   facts.shape = shape_of(A, B);
-  facts.excluded = {SpgemmPath::dense_columns, SpgemmPath::narrow, SpgemmPath::window_rows,
-                    SpgemmPath::merged_rows, SpgemmPath::fused_rows};
+  facts.excluded = {SpgemmPath::dense_columns,     SpgemmPath::narrow,
+                    SpgemmPath::window_split_rows, SpgemmPath::window_rows,
+                    SpgemmPath::merged_rows,       SpgemmPath::fused_rows};
   PathChoice choice = choose_path(facts, tuning);
   std::optional<SortedLongRows<T>> all;
   if (choice.needs == PathChoice::Needs::product_tally) {

@@ -35,14 +35,15 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B);
 /// rows may decline a product once their count pass finds a row they cannot
 /// hold; the product then takes the next path.
 enum class SpgemmPath : std::uint8_t {
-  empty,          // A has no rows: nothing to compute
-  dense_columns,  // few rows into few columns: a block per row, a thread per column of B
-  narrow,         // B has few columns (a coarse level): a warp and one table per row, unbinned
-  window_rows,    // long rows into a coarse space: a bit set over each row's window of columns
-  merged_rows,    // short rows into a coarse space: sub-warps merge the sorted B rows
-  sorted_whole,   // few rows of many products: every product sorted by (row, column)
-  fused_rows,     // many short rows into a coarse space: no symbolic pass, rows summed into rooms
-  binned,         // Liu & Vinter's binned symbolic and numeric passes
+  empty,              // A has no rows: nothing to compute
+  dense_columns,      // few rows into few columns: a block per row, a thread per column of B
+  narrow,             // B has few columns (a coarse level): a warp and one table per row, unbinned
+  window_split_rows,  // few long rows into a coarse space: window rows, a block per row
+  window_rows,        // long rows into a coarse space: a bit set over each row's window of columns
+  merged_rows,        // short rows into a coarse space: sub-warps merge the sorted B rows
+  sorted_whole,       // few rows of many products: every product sorted by (row, column)
+  fused_rows,  // many short rows into a coarse space: no symbolic pass, rows summed into rooms
+  binned,      // Liu & Vinter's binned symbolic and numeric passes
 };
 
 /// "empty", "dense_columns", ... (the enumerator's name).
@@ -74,9 +75,9 @@ struct SpgemmReport {
 /// GPU: Liu & Vinter's binned framework and the paths that skip parts of it
 /// for the shapes of an AMG setup (SpgemmPath). Same structure as the CPU
 /// version; values sum in A's row order except for runs of more than 32
-/// products in the sorted paths and split dense long rows, which are summed
-/// in a fixed regrouping, so they agree with the CPU to rounding (what the
-/// tests check). Deterministic: the same inputs give the same bits on every
+/// products in the sorted paths, split dense long rows and split window rows,
+/// which are summed in a fixed regrouping, so they agree with the CPU to
+/// rounding (what the tests check). Deterministic: the same inputs give the same bits on every
 /// run. Synchronizes `stream` for its read-backs: nnz(C) on every path, and
 /// one to three more on the binned, fused and window paths (bin sizes,
 /// totals, rows past their rooms). Temporaries come from the binamg pool.

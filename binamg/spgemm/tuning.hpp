@@ -50,6 +50,10 @@ static_assert(kMergeBlockShared <= 48 * 1024, "merge buffers need no opt-in shar
 constexpr int kWindowMaxWords = 512;
 constexpr std::size_t kWindowBlockShared = std::size_t(32) << 10;
 constexpr int kWindowWarps = 8;
+/// Split window rows give a row a block of kWindowSplitWarps warps, whose
+/// accumulators take at most kWindowSplitShared bytes (no opt-in).
+constexpr int kWindowSplitWarps = 8;
+constexpr std::size_t kWindowSplitShared = std::size_t(48) << 10;
 /// Window rows skip their count pass where each row spans at most
 /// kWindowFusedWords words and its room of kWindowFusedRoom entries holds it
 /// (at most fused_budget bytes of rooms in all): a coarse Galerkin row has a
@@ -240,6 +244,13 @@ struct SpgemmTuning {
   // Window rows take narrowing products whose A rows average at least this
   // many entries (below, merged rows win; heavy products too).
   int window_min_mean_entries = 64;
+  // Window rows of a product of at most window_split_max_rows rows that
+  // average at least window_split_min_products products take a block a row
+  // (split window rows): a warp a row would leave most of the GPU idle. 3D
+  // 7-pt 128³'s level-2 R·(AP), 756 rows of about 27,000 products, took
+  // 1.99 ms that way (docs/experiments.md).
+  index_t window_split_max_rows = 8192;
+  double window_split_min_products = 4096;
 
   // Derived from the device (spgemm_tuning).
   int device = 0;

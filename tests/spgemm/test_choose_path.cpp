@@ -98,6 +98,29 @@ TEST(ChoosePath, LongRowsIntoACoarseSpaceTakeWindowRows) {
   EXPECT_EQ(path_of(facts_of(wide)), SpgemmPath::binned);
 }
 
+TEST(ChoosePath, FewLongRowsIntoACoarseSpaceSplitTheirWindowRows) {
+  // 3D 7-pt 128³'s level-2 R·(AP): 756 rows of ~377 entries onto AP rows of
+  // ~70 entries, 15,915 of them into 756 columns: ~26,000 products a row.
+  const SpgemmTuning& tuning = h100();
+  const ProductShape shape{756, 15915, 756, 756 * 377, 15915 * 70};
+  EXPECT_EQ(path_of(facts_of(shape)), SpgemmPath::window_split_rows);
+  // More rows than window_split_max_rows, or fewer products a row than
+  // window_split_min_products: a warp a row.
+  const index_t rows = tuning.window_split_max_rows;
+  EXPECT_EQ(path_of(facts_of({rows, 160000, 756, std::int64_t(rows) * 377, 160000 * 70})),
+            SpgemmPath::window_split_rows);
+  EXPECT_EQ(path_of(facts_of({rows + 1, 160000, 756, std::int64_t(rows + 1) * 377, 160000 * 70})),
+            SpgemmPath::window_rows);
+  const double products = tuning.window_split_min_products;
+  const std::int64_t b_nnz = static_cast<std::int64_t>(products / 64 * 16000);
+  EXPECT_EQ(path_of(facts_of({756, 16000, 756, 756 * 64, b_nnz})), SpgemmPath::window_split_rows);
+  EXPECT_EQ(path_of(facts_of({756, 16000, 756, 756 * 64, b_nnz - 16000})), SpgemmPath::window_rows);
+  // Ruled out (or declined): window rows.
+  PathFacts facts = facts_of(shape);
+  facts.excluded.insert(SpgemmPath::window_split_rows);
+  EXPECT_EQ(path_of(facts), SpgemmPath::window_rows);
+}
+
 TEST(ChoosePath, ShortRowsIntoACoarseSpaceMergeWhenTheirRowsFit) {
   const ProductShape shape = narrowing(100000, 20, 400000, 8);
   EXPECT_EQ(path_of(facts_of(shape), {30, 10}), SpgemmPath::merged_rows);

@@ -65,9 +65,13 @@ CsrMatrix<T> widened(CsrMatrix<T> M, index_t cols) {
   return M;
 }
 
-const SpgemmPathSet no_window{SpgemmPath::window_rows};
-const SpgemmPathSet no_merge{SpgemmPath::merged_rows};
-const SpgemmPathSet no_window_or_merge{SpgemmPath::window_rows, SpgemmPath::merged_rows};
+// Split window rows regroup their sums (partial sums of the warps): the sets
+// below that steer a product for the CPU's bits rule them out too.
+const SpgemmPathSet no_split{SpgemmPath::window_split_rows};
+const SpgemmPathSet no_window{SpgemmPath::window_rows, SpgemmPath::window_split_rows};
+const SpgemmPathSet no_merge{SpgemmPath::merged_rows, SpgemmPath::window_split_rows};
+const SpgemmPathSet no_window_or_merge{SpgemmPath::window_rows, SpgemmPath::merged_rows,
+                                       SpgemmPath::window_split_rows};
 
 // The device's tuning.
 template <typename T>
@@ -104,7 +108,9 @@ void expect_matches_cpu(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   const CsrMatrix<T> expected = spgemm(A, B);
   const CsrMatrix<T> magnitude = spgemm(absolute(A), absolute(B));
   const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
-  const CsrMatrix<T> actual = to_host(spgemm(dA, dB));
+  expect_near_cpu(to_host(spgemm(dA, dB)), expected, magnitude);
+  const CsrMatrix<T> actual =
+      to_host(spgemm_detail::spgemm_with(dA, dB, device_tuning<T>(), no_split));
   expect_near_cpu(actual, expected, magnitude);
   struct Steer {
     const char* what;
@@ -741,6 +747,29 @@ TYPED_TEST(SpgemmGpu, ChainsMismatchedShapesWithAClearError) {
   EXPECT_THROW(spgemm(A, B, C), InvalidInput);
   EXPECT_THROW(spgemm(B, A, to_device(testing::random_matrix<T>({30, 20, 3, 0.2, 0, false}, 8))),
                InvalidInput);
+}
+
+TYPED_TEST(SpgemmGpu, SplitsFewLongWindowRowsOverABlockEach) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  // 600 rows of 300 entries onto B rows of 20 entries into 400 columns
+  // (6000 products a row, a coarse Galerkin level's R·(AP) in miniature):
+  // a block of warps a row, whose partial sums regroup the CPU's. The CPU's
+  // pattern, its values to rounding, the same bits on a second run; with
+  // the split ruled out, window rows and the CPU's bits.
+  const CsrMatrix<T> A = spread_rows<T>(600, 24000, 300);
+  const CsrMatrix<T> B = rows_of_columns<T>(
+      24000, 400, 20, [](index_t row, index_t m) { return (row / 60 + 17 * m) % 400; });
+  ASSERT_GE(300.0 * 20, spgemm_detail::spgemm_tuning(sizeof(T)).window_split_min_products);
+  const CsrMatrix<T> expected = spgemm(A, B);
+  const DeviceCsr<T> dA = to_device(A), dB = to_device(B);
+  SpgemmReport report;
+  const CsrMatrix<T> split = to_host(spgemm(dA, dB, nullptr, &report));
+  EXPECT_EQ(report.path, SpgemmPath::window_split_rows);
+  expect_near_cpu(split, expected, spgemm(absolute(A), absolute(B)));
+  EXPECT_EQ(split.values, to_host(spgemm(dA, dB)).values) << "a second run";
+  expect_recorded_cpu_bits(dA, A, B, device_tuning<T>(), no_split, SpgemmPath::window_rows,
+                           "window rows, not split");
 }
 
 TYPED_TEST(SpgemmGpu, LeavesTheWindowRowsWhenAWindowIsTooWide) {

@@ -131,18 +131,17 @@ __device__ __forceinline__ void load_entry(const Operands& in, index_t k, index_
   if (k < a_end) b_row_span(in, in.a_col[k], begin, length);
 }
 
-/// Clears the warp's bit set over the window and marks the row's columns:
-/// lane e loads entry e of each chunk of 32 A entries, then sub-groups of G
-/// lanes walk one B row each, coalesced, two columns a lane per B row at
-/// once and the rest of a longer row after.
+/// Marks in `bits` the columns of the products of A entries [a_begin, a_end)
+/// (atomically: other warps may mark the same set): lane e loads entry e of
+/// each chunk of 32 A entries, then sub-groups of G lanes walk one B row each,
+/// coalesced, two columns a lane per B row at once and the rest of a longer
+/// row after.
 template <int G, typename Operands>
-__device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin, index_t a_end,
+__device__ __forceinline__ void mark_entries(const Operands& in, index_t a_begin, index_t a_end,
                                              const Window& window, unsigned* bits) {
   constexpr int S = 32 / G, Items = 2;
   static_assert(32 % (S * kMarkSteps) == 0, "a chunk of entries is whole groups of steps");
   const int lane = threadIdx.x % 32;
-  for (int w = lane; w < window.words; w += 32) bits[w] = 0;
-  __syncwarp();
   const auto mark = [&](index_t col) {
     const unsigned bit = unsigned(col) - window.lo;
     atomicOr(&bits[bit / 32], 1u << (bit % 32));
@@ -175,6 +174,15 @@ __device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin
       }
     }
   }
+}
+
+/// Clears the warp's bit set over the window and marks the row's columns.
+template <int G, typename Operands>
+__device__ __forceinline__ void mark_columns(const Operands& in, index_t a_begin, index_t a_end,
+                                             const Window& window, unsigned* bits) {
+  for (int w = threadIdx.x % 32; w < window.words; w += 32) bits[w] = 0;
+  __syncwarp();
+  mark_entries<G>(in, a_begin, a_end, window, bits);
   __syncwarp();
 }
 
@@ -442,6 +450,128 @@ __global__ void __launch_bounds__(kWindowWarps * 32, 5)
     }
   }
   flush_block_tally(block, tally);
+}
+
+// ---- Split rows: a block per row ----
+//
+// Few rows of many products each (the coarse levels' R·(AP): 756 rows of
+// about 27,000 products on 3D 7-pt 128³'s level 2) leave a warp a row with
+// most of the GPU idle. A block of warps then takes each row: the warps mark
+// one bit set, each over its contiguous share of the row's A entries, and
+// warp 0 counts or ranks it; each warp adds its share's products in A's order
+// into accumulators of its own, and the block sums them warp after warp. The
+// regrouping rounds otherwise than the CPU (as the sorted paths' long runs
+// do), the same way on every run.
+
+/// The share of A entries [a_begin, a_end) of warp `warp` of `warps`.
+struct EntryShare {
+  index_t begin, end;
+};
+__device__ __forceinline__ EntryShare entry_share(index_t a_begin, index_t a_end, int warp,
+                                                  int warps) {
+  const index_t size = (a_end - a_begin + warps - 1) / warps;
+  const index_t begin = min(a_end, a_begin + warp * size);
+  return {begin, min(a_end, begin + size)};
+}
+
+/// The row's window, found by warp 0 and handed to the block through `shared`.
+template <typename Operands>
+__device__ __forceinline__ Window block_window(const Operands& in, index_t a_begin, index_t a_end,
+                                               Window& shared) {
+  if (threadIdx.x < 32) {
+    const Window window = window_of_row(in, a_begin, a_end);
+    if (threadIdx.x == 0) shared = window;
+  }
+  __syncthreads();
+  return shared;
+}
+
+/// The block's bit set cleared and the row's columns marked by all its warps.
+template <int G, typename Operands>
+__device__ __forceinline__ void block_mark_columns(const Operands& in, index_t a_begin,
+                                                   index_t a_end, const Window& window,
+                                                   unsigned* bits) {
+  for (int w = threadIdx.x; w < window.words; w += blockDim.x) bits[w] = 0;
+  __syncthreads();
+  const EntryShare share = entry_share(a_begin, a_end, threadIdx.x / 32, blockDim.x / 32);
+  mark_entries<G>(in, share.begin, share.end, window, bits);
+  __syncthreads();
+}
+
+/// window_count_kernel with a block per row (row_nnz and the tally as there).
+template <int G>
+__global__ void __launch_bounds__(kWindowSplitWarps * 32)
+    window_split_count_kernel(PatternOperands in, index_t* row_nnz, WindowTally* tally) {
+  __shared__ unsigned bits[kWindowMaxWords];
+  __shared__ Window shared_window;
+  const index_t row = blockIdx.x;
+  const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
+  const Window window = block_window(in, a_begin, a_end, shared_window);
+  if (window.words > kWindowMaxWords) {  // block-uniform
+    if (threadIdx.x == 0) atomicExch(&tally->misfit, 1);
+    return;
+  }
+  block_mark_columns<G>(in, a_begin, a_end, window, bits);
+  if (threadIdx.x < 32) {
+    const index_t count = count_columns(window, bits);
+    if (threadIdx.x == 0) {
+      row_nnz[row] = count;
+      atomicAdd(&tally->nnz, (unsigned long long)count);
+      atomicMax(&tally->longest, count);
+      atomicMax(&tally->widest, window.words);
+    }
+  }
+}
+
+/// A split fill block's dynamic shared bytes: an accumulator of `capacity`
+/// entries per warp, then `words` bit-set words and as many 16-bit ranks.
+template <typename T>
+constexpr std::size_t window_split_bytes(int warps, int words, int capacity) {
+  return (std::size_t(warps) * capacity * sizeof(T) + std::size_t(words) * 6 + 15) / 16 * 16;
+}
+
+/// window_fill_kernel with a block of blockDim.x / 32 warps per row (shared
+/// memory: window_split_bytes). Sets *error as there.
+template <int G, int I, typename T>
+__global__ void __launch_bounds__(kWindowSplitWarps * 32)
+    window_split_fill_kernel(ProductOperands<T> in, int words, int capacity,
+                             const index_t* c_row_ptr, index_t* c_col, T* c_val, int* error) {
+  extern __shared__ __align__(16) unsigned char window_shared[];
+  __shared__ Window shared_window;
+  __shared__ int differs;
+  const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  T* const partials = reinterpret_cast<T*>(window_shared);
+  unsigned* const bits = reinterpret_cast<unsigned*>(partials + std::size_t(warps) * capacity);
+  unsigned short* const ranks = reinterpret_cast<unsigned short*>(bits + words);
+  const index_t row = blockIdx.x;
+  const index_t a_begin = in.a_row_ptr[row], a_end = in.a_row_ptr[row + 1];
+  const index_t out = c_row_ptr[row], nnz = c_row_ptr[row + 1] - out;
+  const Window window = block_window(in, a_begin, a_end, shared_window);
+  if (window.words > words || nnz > capacity) {  // block-uniform
+    if (threadIdx.x == 0) atomicExch(error, 1);
+    return;
+  }
+  block_mark_columns<G>(in, a_begin, a_end, window, bits);
+  if (warp == 0) {
+    const index_t ranked = rank_columns(window, bits, ranks, c_col + out);
+    if (lane == 0) differs = ranked != nnz;
+  }
+  __syncthreads();
+  if (differs) {
+    if (threadIdx.x == 0) atomicExch(error, 1);
+    return;
+  }
+  T* const sums = partials + std::size_t(warp) * capacity;
+  for (index_t i = lane; i < nnz; i += 32) sums[i] = -T(0);
+  __syncwarp();
+  const EntryShare share = entry_share(a_begin, a_end, warp, warps);
+  add_products<G, I>(in, share.begin, share.end, window, bits, ranks, sums);
+  __syncthreads();
+  for (index_t i = threadIdx.x; i < nnz; i += blockDim.x) {
+    T sum = partials[i];
+    for (int w = 1; w < warps; ++w) sum += partials[std::size_t(w) * capacity + i];
+    c_val[out + i] = sum;
+  }
 }
 
 }  // namespace binamg::spgemm_detail

@@ -127,7 +127,7 @@ struct Counters {
   index_t cursors[3][kMaxBins];
   int error;
   MergeTally merge;
-  WindowTally window_fused, window;
+  WindowTally window_fused, window, window_split;
   FusedTally fused;
 };
 

@@ -64,6 +64,14 @@ bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>
                       const SpgemmTuning& tuning, Workspace& bins, std::size_t scan_bytes,
                       cudaStream_t stream);
 
+/// SpgemmPath::window_split_rows: window rows with a block per row (the
+/// window_split kernels): the count pass, one read-back, the scan and the
+/// fill. Declines (false) if a row's window is wider than kWindowMaxWords or
+/// a block's accumulators would pass kWindowSplitShared.
+template <typename T>
+bool split_windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                            Workspace& bins, std::size_t scan_bytes, cudaStream_t stream);
+
 /// SpgemmPath::merged_rows in `shape` (choose_path's merge_shape): the count
 /// pass, one read-back (nnz(C), the longest row, misfits), the scan and the
 /// fill. Declines (false) if a row did not fit the shape (A's or B's

@@ -53,6 +53,36 @@ bool fused_windowed_product(const Operands& in, double mean_b_row, DeviceCsr<T>&
 }
 
 template <typename T>
+bool split_windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                            Workspace& bins, std::size_t scan_bytes, cudaStream_t stream) {
+  const index_t rows = A.rows;
+  const double mean_b_row = double(B.nnz()) / double(B.rows);
+  const ProductOperands<T> in{A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+                              B.row_ptr.data(), B.col_idx.data(), B.values.data()};
+  WindowTally* const counted = &bins.counters->window_split;
+  with_window_shape(mean_b_row, [&](auto lanes, auto) {
+    constexpr int G = decltype(lanes)::value / 2 < 8 ? 8 : decltype(lanes)::value / 2;
+    window_split_count_kernel<G><<<rows, kWindowSplitWarps * 32, 0, stream>>>(
+        PatternOperands{in.a_row_ptr, in.a_col, in.b_row_ptr, in.b_col}, C.row_ptr.data(), counted);
+    BINAMG_CHECK_LAUNCH();
+  });
+  WindowTally tally{};
+  read_back(&tally, counted, sizeof(tally), stream);
+  const int words = std::max(tally.widest, 1);
+  const std::size_t bytes = window_split_bytes<T>(kWindowSplitWarps, words, tally.longest);
+  if (tally.misfit != 0 || bytes > kWindowSplitShared) return false;
+  allocate_counted(C, tally.nnz, tally.longest, bins, scan_bytes, stream);
+  with_window_shape(mean_b_row, [&](auto lanes, auto items) {
+    window_split_fill_kernel<decltype(lanes)::value, decltype(items)::value, T>
+        <<<rows, kWindowSplitWarps * 32, bytes, stream>>>(in, words, tally.longest,
+                                                          C.row_ptr.data(), C.col_idx.data(),
+                                                          C.values.data(), &bins.counters->error);
+    BINAMG_CHECK_LAUNCH();
+  });
+  return true;
+}
+
+template <typename T>
 bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                       const SpgemmTuning& tuning, Workspace& bins, std::size_t scan_bytes,
                       cudaStream_t stream) {
@@ -97,7 +127,9 @@ bool windowed_product(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>
   template bool fused_windowed_product<T>(const RoomProductOperands<T>&, double, DeviceCsr<T>&,    \
                                           WindowRooms<T>&, Workspace&, std::size_t, cudaStream_t); \
   template bool windowed_product<T>(const DeviceCsr<T>&, const DeviceCsr<T>&, DeviceCsr<T>&,       \
-                                    const SpgemmTuning&, Workspace&, std::size_t, cudaStream_t);
+                                    const SpgemmTuning&, Workspace&, std::size_t, cudaStream_t);   \
+  template bool split_windowed_product<T>(const DeviceCsr<T>&, const DeviceCsr<T>&, DeviceCsr<T>&, \
+                                          Workspace&, std::size_t, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE
