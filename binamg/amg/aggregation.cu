@@ -1,7 +1,7 @@
 // GPU twin of mis2_aggregation(): the same rounds, the same keys, the same
-// aggregates, node for node. mis2_hash is a bijection on 32-bit integers (each
-// xor-shift and odd multiplication is invertible), so (state, hash) alone orders
-// nodes exactly as the CPU's (state, hash, index) does and fits one 64-bit key.
+// aggregates, node for node (the steps: amg/mis2_steps.cuh). Graphs of at most
+// one_launch_max_nodes nodes run in one cooperative launch
+// (amg/aggregation_one_launch.cu); larger ones pass by pass, here.
 //
 // Host round trips: each MIS-2 runs as one cooperative launch that loops over
 // its rounds behind grid barriers, and each pass reads its number of new
@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/amg/mis2_steps.cuh"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/spmv/row_split.cuh"
@@ -27,22 +28,13 @@
 namespace binamg {
 namespace {
 
+using namespace mis2_steps;
+
 constexpr int aggregation_threads = 256;
 // Joining takes a handful of rounds: 4 per check keeps the extra rounds after
 // convergence (a launch each, a few µs) below the cost of the host round trips
 // they save, each of which costs several launches (docs/experiments.md).
 constexpr int rounds_per_check = 4;
-enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
-
-__device__ std::uint64_t mis2_key(std::uint8_t state, index_t node) {
-  return (std::uint64_t(state) << 32) | mis2_hash(static_cast<std::uint32_t>(node));
-}
-
-// Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
-__device__ bool is_free(const index_t* aggregate_of, index_t node) {
-  return aggregate_of[node] < 0;
-}
-
 // True for a round queued after the round before it counted zero: it would
 // change nothing, so it leaves at once. `previous_count` is null for the first
 // round of a batch, which always runs (the batch before ended above zero).
@@ -64,141 +56,15 @@ __global__ void initial_states(index_t n, const index_t* aggregate_of, std::uint
   if (!free) max1[i] = 0;
 }
 
-// The kernels of a pass give each node a group of L lanes (the row-split layout,
-// spmv/row_split.cuh): the coarse strength graphs have 35-125 edges per node,
-// which one thread per node walked serially. Maxima and integer sums are
-// order-free, so the results do not depend on L.
-
-// Lanes per node: about edges_per_lane of a node's edges each (a power of two,
-// 1..32). More lanes on the fine grid's 6-edge nodes measured slower (8 lanes;
-// docs/experiments.md): each lane reloads the node's own data.
-constexpr double edges_per_lane = 8;
-
-template <typename Launch>
-void with_node_lanes(index_t n, std::int64_t edges, Launch&& launch) {
-  const double per_lane = n > 0 ? double(edges) / n / edges_per_lane : 0;
-  int lanes = 1;
-  while (lanes < per_lane && lanes < 32) lanes *= 2;
-  switch (lanes) {
-    case 1: return launch(std::integral_constant<int, 1>{});
-    case 2: return launch(std::integral_constant<int, 2>{});
-    case 4: return launch(std::integral_constant<int, 4>{});
-    case 8: return launch(std::integral_constant<int, 8>{});
-    case 16: return launch(std::integral_constant<int, 16>{});
-    default: return launch(std::integral_constant<int, 32>{});
-  }
-}
-
-template <int L>
-__device__ index_t group_sum(index_t value) {
-  if constexpr (L > 1) {
-    const unsigned mask = row_split::group_mask<L>();
-#pragma unroll
-    for (int offset = L / 2; offset > 0; offset /= 2)
-      value += __shfl_down_sync(mask, value, offset, L);
-  }
-  return value;
-}
-
-// M1(i), the largest key over {i} ∪ N(i). M1(i) changes only while {i} ∪ N(i)
-// holds an undecided node (a key changes only when its node decides, and no node
-// becomes undecided again); once it holds none, the M1 written now is final.
-// Returns, in lane 0 of the group, whether i needs M1 in the next round. `state`
-// and `max1` are not __restrict__: the MIS-2 kernel writes them between its grid
-// barriers, so they must not be read through the read-only cache.
-template <int L>
-__device__ bool neighbourhood_max_key(index_t i, const index_t* __restrict__ row_ptr,
-                                      const index_t* __restrict__ col_idx,
-                                      const std::uint8_t* state, std::uint64_t* max1) {
-  const std::uint8_t own = state[i];
-  std::uint64_t best = mis2_key(own, i);
-  bool undecided = own == state_undecided;
-  for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L) {
-    const index_t j = col_idx[k];
-    const std::uint8_t s = state[j];
-    best = max(best, mis2_key(s, j));
-    undecided |= s == state_undecided;
-  }
-  best = row_split::group_max<L>(best);
-  undecided = __any_sync(row_split::group_mask<L>(), undecided);
-  if (threadIdx.x % L != 0) return false;
-  max1[i] = best;
-  return undecided;
-}
-
-// An undecided node's new state from M2 = the largest M1 over {i} ∪ N(i), as on
-// the CPU. It writes its own state in place: no other node's update reads it
-// (they read M1, which holds the round's old states). True in lane 0 of the group
-// while the node stays undecided.
-template <int L>
-__device__ bool update_state(index_t i, const index_t* __restrict__ row_ptr,
-                             const index_t* __restrict__ col_idx, std::uint8_t* state,
-                             const std::uint64_t* max1) {
-  if (state[i] != state_undecided) return false;  // uniform in the group
-  std::uint64_t best = max1[i];
-  for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
-    best = max(best, max1[col_idx[k]]);
-  best = row_split::group_max<L>(best);
-  if (threadIdx.x % L != 0) return false;
-  if (best == mis2_key(state_undecided, i))
-    state[i] = state_in;
-  else if ((best >> 32) == state_in)
-    state[i] = state_out;
-  else
-    return true;
-  return false;
-}
-
-// A flag other blocks set before the last grid barrier.
-__device__ int read_volatile(const int* value) { return *static_cast<const volatile int*>(value); }
-
-// Threads per block of mis2_rounds: the largest block, so that the fewest blocks
-// arrive at each grid barrier (a round's floor on the late, nearly empty rounds).
-constexpr int mis2_round_threads = 1024;
-
-// The whole MIS-2 of a pass in one cooperative launch: rounds of (M1, grid
-// barrier, state updates, grid barrier) until a round leaves no node undecided,
-// with no host round trip (on the coarse levels a round is a few µs of work, less
-// than a launch and far less than a host read). Each group of L lanes strides
-// over the nodes. needs_max[i] says whether M1(i) may still change, so late
-// rounds skip nearly every neighbourhood for a byte per node. A compacted list
-// of those nodes, built by atomic appends, measured slower (docs/experiments.md):
-// the appends to one size cost more than the sweep they save.
-//
-// The flag of round r is undecided_left[r % 3]: block 0 clears the one round
-// r + 1 sets while round r's is being set, and every thread has read the one it
-// clears (round r - 2's) two barriers ago. Slot 0 is zero at launch.
 template <int L>
 __global__ void __launch_bounds__(mis2_round_threads)
     mis2_rounds(index_t n, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                 std::uint8_t* state, std::uint64_t* max1, std::uint8_t* needs_max,
                 int* undecided_left) {
-  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x / L;
-  for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
-    if (threadIdx.x % L == 0) needs_max[i] = state[i] != state_out;
-  grid.sync();
-  for (int round = 0;; ++round) {
-    for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride) {
-      if (!needs_max[i]) continue;
-      const bool keep = neighbourhood_max_key<L>(i, row_ptr, col_idx, state, max1);
-      if (threadIdx.x % L == 0 && !keep) needs_max[i] = 0;
-    }
-    grid.sync();
-    bool undecided = false;
-    for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
-      undecided |= update_state<L>(i, row_ptr, col_idx, state, max1);
-    if (blockIdx.x == 0 && threadIdx.x == 0) undecided_left[(round + 1) % 3] = 0;
-    if (__syncthreads_or(undecided) && threadIdx.x == 0) undecided_left[round % 3] = 1;
-    grid.sync();
-    if (read_volatile(undecided_left + round % 3) == 0) return;
-  }
+  mis2_of_states<L>(cooperative_groups::this_grid(), n, row_ptr, col_idx, state, max1, needs_max,
+                    undecided_left);
 }
 
-// 1 for an MIS-2 root with at least `min_neighbours` free neighbours, and at
-// least free_percent of its neighbours free (it forms
-// an aggregate this pass), else 0; group n writes the 0 that ends the scan, so
-// that its last offset is the number of forming roots.
 template <int L>
 __global__ void __launch_bounds__(row_split::threads)
     forming_roots(index_t n, const index_t* __restrict__ row_ptr,
@@ -207,22 +73,11 @@ __global__ void __launch_bounds__(row_split::threads)
                   index_t* forms) {
   const std::int64_t i = row_split::group_row<L>();
   if (i > n) return;
-  bool forming = false;
-  if (i < n && state[i] == state_in) {  // uniform in the group
-    index_t free_neighbours = 0;
-    for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
-      free_neighbours += is_free(aggregate_of, col_idx[k]);
-    const index_t free_total = group_sum<L>(free_neighbours);
-    const std::int64_t degree = row_ptr[i + 1] - row_ptr[i];
-    forming =
-        free_total >= min_neighbours && 100 * std::int64_t(free_total) >= free_percent * degree;
-  }
+  const bool forming =
+      forms_aggregate<L>(i, n, row_ptr, col_idx, aggregate_of, state, min_neighbours, free_percent);
   if (threadIdx.x % L == 0) forms[i] = forming;
 }
 
-// A forming root takes id first + its rank among forming roots; a free node next
-// to a forming root (at most one: roots are 3 edges apart in the free subgraph)
-// takes that root's id. Reads `placed`, writes `out`.
 template <int L>
 __global__ void __launch_bounds__(row_split::threads)
     form_aggregates(index_t n, const index_t* __restrict__ row_ptr,
@@ -231,16 +86,8 @@ __global__ void __launch_bounds__(row_split::threads)
                     index_t* out) {
   const std::int64_t i = row_split::group_row<L>();
   if (i >= n) return;
-  index_t id = placed[i];
-  if (id < 0) {  // uniform in the group
-    if (forms[i]) {
-      id = first + root_offsets[i];
-    } else {
-      for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
-        if (forms[col_idx[k]]) id = first + root_offsets[col_idx[k]];
-      id = row_split::group_max<L>(id);
-    }
-  }
+  const index_t id =
+      aggregate_after_pass<L>(i, row_ptr, col_idx, placed, forms, root_offsets, first);
   if (threadIdx.x % L == 0) out[i] = id;
 }
 
@@ -265,22 +112,8 @@ __global__ void join_smallest_neighbour(index_t n, const index_t* row_ptr, const
     out[i] = placed[i];
     return;
   }
-  index_t best = -1;
-  index_t best_size = 0;
-  std::uint32_t best_hash = 0;
-  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-    const index_t j = col_idx[k];
-    if (placed[j] < 0) continue;
-    const index_t s = size[placed[j]];
-    const std::uint32_t h = mis2_hash(static_cast<std::uint32_t>(j));
-    if (best < 0 || s < best_size || (s == best_size && h > best_hash)) {
-      best = j;
-      best_size = s;
-      best_hash = h;
-    }
-  }
-  out[i] = best >= 0 ? placed[best] : -1;
-  if (best >= 0) atomicAdd(joined, 1);
+  out[i] = smallest_neighbour_aggregate(i, row_ptr, col_idx, placed, size);
+  if (out[i] >= 0) atomicAdd(joined, 1);
 }
 
 __global__ void count_unassigned(index_t n, const index_t* aggregate_of, int* unassigned) {
@@ -479,6 +312,10 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, in
   result.aggregate_of = DeviceBuffer<index_t>(n, stream, "aggregate ids");
   if (n == 0) return result;
   BINAMG_CUDA_CHECK(cudaMemsetAsync(result.aggregate_of.data(), 0xff, sizeof(index_t) * n, stream));
+  if (n <= mis2_steps::one_launch_max_nodes) {
+    result.count = mis2_steps::one_launch_mis2(S, stream, free_percent, result.aggregate_of);
+    return result;
+  }
   Mis2Aggregator work{
       S.row_ptr.data(),    S.col_idx.data(), n, S.nnz(), blocks_for(n, aggregation_threads), stream,
       result.aggregate_of, result.count};
@@ -499,8 +336,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, in
     }
     left_out = work.unassigned();
   }
-  require(left_out == 0, "mis2_aggregation: " + std::to_string(left_out) +
-                             " nodes were left unassigned (the strength graph is not symmetric?)");
+  require(left_out == 0, mis2_steps::unassigned_message(left_out));
   work.number_by_first_node();
   return result;
 }

@@ -62,7 +62,7 @@ constexpr int mis2_system_free_percent = 65;
 /// 7-pt 128³ level 0's passes form 188428, 53051, 4384, 49 and 0 aggregates
 /// (docs/experiments.md); the join places what they would have taken.
 constexpr index_t mis2_tail_share = 20;
-inline bool mis2_passes_continue(index_t formed, index_t formed_before) {
+BINAMG_HOST_DEVICE inline bool mis2_passes_continue(index_t formed, index_t formed_before) {
   return formed > 0 && std::int64_t(formed) * mis2_tail_share >= formed_before;
 }
 

@@ -123,13 +123,16 @@ TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
 
 // A grid large enough that the MIS-2 blocks stride over several nodes each and
 // passes take many rounds, and random graphs dense enough for 16 and 32 lanes
-// per node (the coarse levels' degrees).
+// per node (the coarse levels' degrees). Graphs of up to 32768 nodes run in
+// one cooperative launch, larger ones pass by pass: the 4000-node graphs take
+// the first, the grid (373,248 nodes) and the 40,000-node graph the second.
 TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpuOnLargeAndDenseGraphs) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   std::vector<CsrMatrix<T>> graphs{strength(poisson<T>(Stencil::poisson3d_7, 72), 0.0)};
-  for (double row_length : {60.0, 140.0}) {
-    const auto B = testing::random_matrix<T>({4000, 4000, row_length, 0.01, 0, false}, 11);
+  for (auto [rows, row_length] : {std::pair{4000, 60.0}, std::pair{4000, 140.0},
+                                  std::pair{40000, 60.0}}) {
+    const auto B = testing::random_matrix<T>({rows, rows, row_length, 0.01, 0, false}, 11);
     graphs.push_back(strength(add(T(1), B, T(1), transpose(B)), 0.0));
   }
   for (const auto& S : graphs) {
