@@ -178,7 +178,7 @@ struct Mis2Aggregator {
   DeviceBuffer<int> round_counts{rounds_per_check, stream, "join round counts"};
   DeviceBuffer<int> undecided_left{3, stream, "mis2 undecided flags"};
   DeviceBuffer<int> counter{1, stream, "mis2 counter"};
-  unsigned resident_blocks = 0;  // of mis2_rounds, the same for every pass
+  unsigned resident = 0;  // blocks of mis2_rounds, the same for every pass
 
   // Runs round(count, previous count) in batches of rounds_per_check until a
   // round counts zero; the host reads the batch's last count, which is zero
@@ -213,16 +213,8 @@ struct Mis2Aggregator {
   // many as the device holds at once (a grid barrier needs every block resident).
   template <int L>
   void mis2_of_free() {
-    if (resident_blocks == 0) {
-      int device = 0, sm_count = 0, blocks_per_sm = 0;
-      BINAMG_CUDA_CHECK(cudaGetDevice(&device));
-      BINAMG_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-      BINAMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks_per_sm, mis2_rounds<L>, mis2_round_threads, 0));
-      resident_blocks = static_cast<unsigned>(blocks_per_sm) * sm_count;
-    }
-    const unsigned grid =
-        std::min(blocks_for(std::int64_t(n) * L, mis2_round_threads), resident_blocks);
+    if (resident == 0) resident = resident_blocks(mis2_rounds<L>, mis2_round_threads);
+    const unsigned grid = std::min(blocks_for(std::int64_t(n) * L, mis2_round_threads), resident);
     BINAMG_CUDA_CHECK(cudaMemsetAsync(undecided_left.data(), 0, sizeof(int) * 3, stream));
     launch_cooperative(mis2_rounds<L>, grid, mis2_round_threads, n, row_ptr, col_idx, state.data(),
                        max1.data(), needs_max.data(), undecided_left.data());

@@ -137,7 +137,7 @@ __device__ index_t one_launch_unassigned(const cooperative_groups::grid_group& g
   return read_volatile(a.counters + 7);
 }
 
-// mis2_aggregation's stages, as the CPU runs them (see mis2_aggregation below).
+// mis2_aggregation's stages, as the CPU runs them (amg/aggregation.cpp).
 template <int L>
 __global__ void __launch_bounds__(one_launch_threads)
     one_launch_aggregation(OneLaunch a, int free_percent) {
@@ -230,16 +230,12 @@ index_t one_launch_mis2(const DeviceCsr<T>& S, cudaStream_t stream, int free_per
   index_t count = 0, left_out = 0;
   with_node_lanes(n, S.nnz(), [&](auto lanes) {
     constexpr int L = decltype(lanes)::value;
-    int device = 0, sm_count = 0, blocks_per_sm = 0;
-    BINAMG_CUDA_CHECK(cudaGetDevice(&device));
-    BINAMG_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    BINAMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, one_launch_aggregation<L>, one_launch_threads, 0));
     // One block where its sweeps cost less than the barriers they save.
-    const unsigned grid = S.nnz() <= one_block_max_edges
-                              ? 1u
-                              : std::min(blocks_for(std::int64_t(n) * L, one_launch_threads),
-                                         unsigned(blocks_per_sm) * unsigned(sm_count));
+    const unsigned grid =
+        S.nnz() <= one_block_max_edges
+            ? 1u
+            : std::min(blocks_for(std::int64_t(n) * L, one_launch_threads),
+                       resident_blocks(one_launch_aggregation<L>, one_launch_threads));
     DeviceBuffer<index_t> block_sums(grid, stream, "mis2 block sums");
     OneLaunch work{S.row_ptr.data(), S.col_idx.data(), n,           ids.data(),
                    next.data(),      state.data(),     max1.data(), needs_max.data(),

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "binamg/amg/aggregation.hpp"
+#include "binamg/core/cuda_check.hpp"
 #include "binamg/core/types.hpp"
 #include "binamg/spmv/row_split.cuh"
 
@@ -38,6 +39,18 @@ __device__ inline bool is_free(const index_t* aggregate_of, index_t node) {
 // 1..32). More lanes on the fine grid's 6-edge nodes measured slower (8 lanes;
 // docs/experiments.md): each lane reloads the node's own data.
 constexpr double edges_per_lane = 8;
+
+/// Blocks of `threads` threads of `kernel` that the device holds at once: the
+/// most a cooperative launch may have (a grid barrier needs every block resident).
+template <typename Kernel>
+unsigned resident_blocks(Kernel kernel, int threads) {
+  int device = 0, sm_count = 0, blocks_per_sm = 0;
+  BINAMG_CUDA_CHECK(cudaGetDevice(&device));
+  BINAMG_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  BINAMG_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0));
+  return static_cast<unsigned>(blocks_per_sm) * static_cast<unsigned>(sm_count);
+}
 
 template <typename Launch>
 void with_node_lanes(index_t n, std::int64_t edges, Launch&& launch) {
