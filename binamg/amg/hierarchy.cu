@@ -53,14 +53,19 @@ struct DeviceSteps {
 
   // The kernels that sweep a matrix's rows skip their look for rows long
   // enough to need a whole block once the longest row is known
-  // (row_split::long_rows_of): every matrix a cycle multiplies records it.
+  // (row_split::long_rows_of), and read packed columns where they fit: every
+  // matrix a cycle multiplies records the one and packs the other.
   Matrix recorded(Matrix M) {
     if (M.max_row_length < 0) M.max_row_length = max_row_length(M, stream);
     return M;
   }
+  Matrix prepared(Matrix M) {
+    if (M.max_row_length < 0 || !M.packed.describe(M.col_idx)) prepare_for_row_kernels(M, stream);
+    return M;
+  }
   Matrix own(const Matrix& A) {
     require_consistent(A, "build_hierarchy: A");
-    return recorded(copy_of(A, stream));
+    return prepared(copy_of(A, stream));
   }
   Diagonal diagonal(const Matrix& A, const std::string& what) {
     Diagonal d{binamg::diagonal(A, stream), {}};
@@ -137,14 +142,14 @@ struct DeviceSteps {
     }
     SpgemmReport report;
     Matrix P =
-        recorded(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream, &report));
+        prepared(binamg::smoothed_prolongator(A, d.diagonal, tentative, omega, stream, &report));
     if (refill != nullptr) learn(kept->prolongator, A, tentative, P, report.path, stream);
     return P;
   }
   Matrix transpose(const Matrix& P, Matrix* refill, Kept* kept) {
-    if (refill == nullptr) return recorded(binamg::transpose(P, stream));
+    if (refill == nullptr) return prepared(binamg::transpose(P, stream));
     if (kept->transpose_order.empty())
-      return recorded(binamg::transpose(P, stream, &kept->transpose_order));
+      return prepared(binamg::transpose(P, stream, &kept->transpose_order));
     transpose_values(P, kept->transpose_order, *refill, stream);
     return std::move(*refill);
   }
@@ -161,15 +166,15 @@ struct DeviceSteps {
   }
   Matrix galerkin(const Matrix& A, const Matrix& P, const Matrix& R, GalerkinOrdering ordering,
                   Matrix* refill, Kept* kept) {
-    if (refill == nullptr) return recorded(galerkin_product(A, P, R, ordering, stream));
+    if (refill == nullptr) return prepared(galerkin_product(A, P, R, ordering, stream));
     // The middle product: A·P, or R·A for ptap_left; the outer one multiplies
     // it. spgemm(R, spgemm(A, P)) has the setup's chained spgemm(R, A, P)'s bits.
     const bool right = ordering != GalerkinOrdering::ptap_left;
     const bool held = !kept->middle.row_ptr.empty();
     kept->middle = product(right ? A : R, right ? P : A, held ? &kept->middle : nullptr,
                            &kept->middle_product);
-    return recorded(product(right ? R : kept->middle, right ? kept->middle : P, refill,
-                            &kept->coarse));
+    return prepared(
+        product(right ? R : kept->middle, right ? kept->middle : P, refill, &kept->coarse));
   }
   void refill_values(Matrix& finest, const Matrix& A) {
     require_consistent(A, "refresh: A");

@@ -13,6 +13,7 @@
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/sparse/csr.hpp"
+#include "binamg/sparse/packed_columns.hpp"
 
 namespace binamg {
 
@@ -30,6 +31,9 @@ struct DeviceCsr {
   // enough to need a whole block (row_split::long_rows_of). A stale value can
   // cost speed or pick the other kernel's summation order, never correctness.
   index_t max_row_length = -1;
+  // The columns packed to 16 bits for the row kernels, where
+  // prepare_for_row_kernels() could; used only while they describe col_idx.
+  PackedColumns packed;
 
   index_t nnz() const { return static_cast<index_t>(col_idx.size()); }
 
@@ -37,6 +41,7 @@ struct DeviceCsr {
   void allocate_entries(index_t count, cudaStream_t stream, const char* what) {
     col_idx = DeviceBuffer<index_t>(count, stream, what);
     values = DeviceBuffer<T>(count, stream, what);
+    packed = {};
   }
 };
 
@@ -119,6 +124,14 @@ template <typename T>
 index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
   return max_row_length(A.rows, A.row_ptr.data(), stream);
 }
+
+/// Records M.max_row_length and packs M's columns into M.packed where every
+/// chunk of packed_chunk_rows rows spans fewer than 2^16 columns (else leaves
+/// M.packed empty), with one read-back (synchronizes `stream`). For the
+/// matrices a solve multiplies again and again: the row kernels then read the
+/// packed columns, with the same results.
+template <typename T>
+void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr);
 
 /// The first row in which two device patterns of `rows` rows differ (its
 /// length or a column), or -1; synchronizes `stream`.

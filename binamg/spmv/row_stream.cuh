@@ -18,6 +18,7 @@
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/sparse/device_csr.hpp"
+#include "binamg/sparse/packed_columns.hpp"
 #include "binamg/spmv/row_split.cuh"
 
 namespace binamg::row_stream {
@@ -40,6 +41,30 @@ constexpr int max_tiles_per_block = 8;
 // by a whole block.
 constexpr int long_row_lanes = 8;
 
+static_assert(threads <= packed_chunk_rows, "a block's rows lie in one chunk");
+
+/// A's columns as a kernel reads them: for_rows(first_row) gives what its block,
+/// rows from first_row on, indexes with an entry's position (c[e]): the index
+/// array itself, or one chunk's base and 16-bit offsets (sparse/packed_columns.hpp).
+struct IndexColumns {
+  const index_t* __restrict__ col_idx;
+  __device__ const index_t* for_rows(std::int64_t) const { return col_idx; }
+};
+
+struct ChunkColumns {
+  const std::uint16_t* __restrict__ offset;
+  index_t base;
+  __device__ index_t operator[](std::int64_t e) const { return base + index_t(offset[e]); }
+};
+
+struct PackedColumnsView {
+  const std::uint16_t* __restrict__ offset;
+  const index_t* __restrict__ base;
+  __device__ ChunkColumns for_rows(std::int64_t first_row) const {
+    return {offset, base[first_row / packed_chunk_rows]};
+  }
+};
+
 /// Rows per block for A: the largest power of two (8..256) whose mean share of
 /// nonzeros fits one tile. Fixed per matrix, so the summation order is too.
 inline int rows_per_block(index_t rows, std::int64_t nnz) {
@@ -57,11 +82,10 @@ inline bool staged(index_t rows, std::int64_t nnz) {
 /// Rows [first_row, first_row + block_rows) of the block a warp each (warp w
 /// takes rows w, w + 8, ...), 32 lanes per row (row_split::row_sum's order),
 /// except rows longer than long_row (left to block_row_sum).
-template <typename Sum, typename T, typename Gather, typename Finish>
+template <typename Sum, typename T, typename Cols, typename Gather, typename Finish>
 __device__ void warp_per_row(std::int64_t first_row, int block_rows, const index_t* bounds,
-                             index_t long_row, const index_t* __restrict__ col_idx,
-                             const T* __restrict__ values, const Gather& x_of,
-                             const Finish& finish) {
+                             index_t long_row, Cols col_idx, const T* __restrict__ values,
+                             const Gather& x_of, const Finish& finish) {
   for (int r = threadIdx.x / 32; r < block_rows; r += warps) {
     if (bounds[r + 1] - bounds[r] > long_row) continue;
     const Sum sum = row_split::row_sum<Sum, 32>(bounds[r], bounds[r + 1], col_idx, values, x_of);
@@ -73,9 +97,9 @@ __device__ void warp_per_row(std::int64_t first_row, int block_rows, const index
 /// t, t + threads, … in order, each warp adds its lanes in a fixed shuffle tree
 /// and thread 0 the warps in order (through `shared`, one entry per warp). The
 /// sum is thread 0's; every thread must call it.
-template <typename Sum, typename T, typename Gather>
-__device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restrict__ col_idx,
-                             const T* __restrict__ values, const Gather& x_of, Sum* shared) {
+template <typename Sum, typename T, typename Cols, typename Gather>
+__device__ Sum block_row_sum(index_t begin, index_t end, Cols col_idx, const T* __restrict__ values,
+                             const Gather& x_of, Sum* shared) {
   Sum sum = 0;
   for (index_t e = begin + threadIdx.x; e < end; e += threads)
     sum += Sum(values[e]) * Sum(x_of(col_idx[e]));
@@ -97,8 +121,8 @@ __device__ Sum block_row_sum(index_t begin, index_t end, const index_t* __restri
 /// Chebyshev steps on the finest levels of the stencils (H200). On longer rows
 /// (G > 1) that schedule measured no faster or slower, so they load and gather
 /// entry by entry (docs/experiments.md). The products are the same either way.
-template <typename Sum, int G, bool EarlyLoads, typename T, typename Gather>
-__device__ void stage_products(std::int64_t pass, int count, const index_t* __restrict__ col_idx,
+template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Gather>
+__device__ void stage_products(std::int64_t pass, int count, Cols col_idx,
                                const T* __restrict__ values, const Gather& x_of, Sum* products) {
   if constexpr (G == 1 && EarlyLoads) {
     index_t cols[loads_per_thread];
@@ -137,16 +161,16 @@ __device__ void stage_products(std::int64_t pass, int count, const index_t* __re
 /// step 20% (docs/experiments.md). Other shapes leave the count to the compiler
 /// (0: no minimum).
 template <typename Sum, int G, bool Staged, bool LongRows, bool EarlyLoads, typename T,
-          typename Gather, typename Finish>
+          typename Columns, typename Gather, typename Finish>
 __global__ void __launch_bounds__(threads,
                                   G == 1 && EarlyLoads && !LongRows ? full_occupancy_blocks : 0)
     row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
-                    const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather x_of,
-                    Finish finish) {
+                    Columns columns, const T* __restrict__ values, Gather x_of, Finish finish) {
   constexpr int R = threads / G;
   __shared__ index_t bounds[R + 1];
   __shared__ Sum products[Staged ? tile : 1];
   const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
+  const auto col_idx = columns.for_rows(first_row);
   const int block_rows = static_cast<int>(std::min<std::int64_t>(R, rows - first_row));
   for (int i = threadIdx.x; i <= block_rows; i += threads) bounds[i] = row_ptr[first_row + i];
   __syncthreads();
@@ -198,17 +222,29 @@ __global__ void __launch_bounds__(threads,
   if (has_row && lane == 0) finish(index_t(first_row + local_row), sum);
 }
 
+template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
+          typename Gather, typename Finish>
+void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
+                    const Finish& finish, cudaStream_t stream) {
+  const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
+  const auto kernel =
+      long_row == row_split::no_long_rows
+          ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Gather, Finish>
+          : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Columns, Gather, Finish>;
+  kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
+      A.rows, long_row, A.row_ptr.data(), columns, A.values.data(), x_of, finish);
+  BINAMG_CHECK_LAUNCH();
+}
+
 template <typename Sum, int G, bool Staged = true, bool EarlyLoads = true, typename T,
           typename Gather, typename Finish>
 void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish,
                   cudaStream_t stream) {
-  const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
-  const auto kernel = long_row == row_split::no_long_rows
-                          ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Gather, Finish>
-                          : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Gather, Finish>;
-  kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
-      A.rows, long_row, A.row_ptr.data(), A.col_idx.data(), A.values.data(), x_of, finish);
-  BINAMG_CHECK_LAUNCH();
+  if (A.packed.describe(A.col_idx))
+    return launch_columns<Sum, G, Staged, EarlyLoads>(
+        A, PackedColumnsView{A.packed.offset.data(), A.packed.base.data()}, x_of, finish, stream);
+  launch_columns<Sum, G, Staged, EarlyLoads>(A, IndexColumns{A.col_idx.data()}, x_of, finish,
+                                             stream);
 }
 
 /// finish(row, Σ_e a_e·x_of(c_e)) for every row of A, the products and the sum in
