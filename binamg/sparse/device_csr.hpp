@@ -125,13 +125,15 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
   return max_row_length(A.rows, A.row_ptr.data(), stream);
 }
 
-/// Records M.max_row_length and packs M's columns into M.packed where every
-/// chunk of packed_chunk_rows rows spans fewer than 2^16 columns (else leaves
-/// M.packed empty), with one read-back (synchronizes `stream`). For the
+/// Records M.max_row_length and packs M's columns into M.packed where M has at
+/// least min_entries nonzeros, rows of at most packed_max_mean_row on average,
+/// and every chunk of packed_chunk_rows rows spans fewer than 2^16 columns (else
+/// leaves M.packed empty), with one read-back (synchronizes `stream`). For the
 /// matrices a solve multiplies again and again: the row kernels then read the
 /// packed columns, with the same results.
 template <typename T>
-void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr);
+void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
+                             std::int64_t min_entries = packed_min_entries);
 
 /// The first row in which two device patterns of `rows` rows differ (its
 /// length or a column), or -1; synchronizes `stream`.

@@ -1,7 +1,6 @@
 #include <climits>
 #include <cub/block/block_reduce.cuh>
 #include <cuda/functional>
-#include <vector>
 
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
@@ -58,29 +57,34 @@ __global__ void pack_chunks(index_t rows, const index_t* row_ptr, const index_t*
 }  // namespace
 
 template <typename T>
-void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream) {
+void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t min_entries) {
   M.packed = {};
   if (M.rows == 0) {
     M.max_row_length = 0;
+    return;
+  }
+  if (M.nnz() == 0 || M.nnz() < min_entries || double(M.nnz()) / M.rows > packed_max_mean_row) {
+    M.max_row_length = max_row_length(M, stream);
     return;
   }
   const index_t chunks = (M.rows + packed_chunk_rows - 1) / packed_chunk_rows;
   PackedColumns packed;
   packed.offset = DeviceBuffer<std::uint16_t>(M.nnz(), stream, "packed column offsets");
   packed.base = DeviceBuffer<index_t>(chunks, stream, "packed column bases");
-  const DeviceBuffer<PackFacts> facts = to_device(std::vector<PackFacts>{{0, 0}}, stream);
+  DeviceBuffer<PackFacts> facts(1, stream, "packing facts");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(facts.data(), 0, sizeof(PackFacts), stream));
   pack_chunks<<<chunks, pack_threads, 0, stream>>>(M.rows, M.row_ptr.data(), M.col_idx.data(),
                                                    packed.offset.data(), packed.base.data(),
-                                                   const_cast<PackFacts*>(facts.data()));
+                                                   facts.data());
   BINAMG_CHECK_LAUNCH();
   const PackFacts found = read_back(facts.data(), stream);
   M.max_row_length = found.longest_row;
-  if (found.too_wide || M.nnz() == 0) return;
+  if (found.too_wide) return;
   packed.packed_from = M.col_idx.data();
   M.packed = std::move(packed);
 }
 
-template void prepare_for_row_kernels<float>(DeviceCsr<float>&, cudaStream_t);
-template void prepare_for_row_kernels<double>(DeviceCsr<double>&, cudaStream_t);
+template void prepare_for_row_kernels<float>(DeviceCsr<float>&, cudaStream_t, std::int64_t);
+template void prepare_for_row_kernels<double>(DeviceCsr<double>&, cudaStream_t, std::int64_t);
 
 }  // namespace binamg

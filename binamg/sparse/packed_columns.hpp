@@ -16,6 +16,14 @@ namespace binamg {
 /// most this many rows, starting at a multiple of its size: one chunk's rows.
 constexpr index_t packed_chunk_rows = 256;
 
+/// Matrices smaller than this are not packed: their row sums are bound by launch
+/// and latency, not by what they read, and packing would only add its pass.
+constexpr std::int64_t packed_min_entries = std::int64_t(1) << 20;
+/// Nor matrices whose rows average more than this (as row_stream's unstaged
+/// rows): a chunk's block would walk long rows alone, and their sums are bound
+/// by the gathers.
+constexpr double packed_max_mean_row = 64;
+
 /// Offsets, where every chunk spans fewer than 2^16 columns (else empty).
 struct PackedColumns {
   DeviceBuffer<std::uint16_t> offset;    // per entry: column − base of its chunk

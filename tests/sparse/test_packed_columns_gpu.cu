@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
@@ -49,10 +50,11 @@ void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const ch
 }
 
 // Every chunk spans fewer than 2^16 columns: a 2D stencil (band 300), short
-// rows, a 3000-column dense row, power-law rows, rows of ~100 (a warp per
-// row), a 40000-entry row among short ones (a block for the row), a tall
-// rectangle and empty rows. The packed matrix records its longest row, and
-// SpMV and residual give the index array's bits.
+// rows, a 3000-column dense row, power-law rows, rows of ~60 (8 lanes a row), a
+// 40000-entry row among short ones (a block for the row, a warp for each other
+// row of its block), a tall rectangle and empty rows; packed whatever their
+// size (min_entries 0). The packed matrix records its longest row, and SpMV and
+// residual give the index array's bits.
 TYPED_TEST(PackedColumnsGpu, PacksNarrowChunksAndKeepsTheBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -60,7 +62,7 @@ TYPED_TEST(PackedColumnsGpu, PacksNarrowChunksAndKeepsTheBits) {
   matrices.push_back(poisson<T>(Stencil::poisson2d_5, 300));
   const testing::RandomMatrixShape shapes[] = {
       {5000, 4000, 6, 0.2, 0, false},   {300, 3000, 5, 0.0, 1, false},
-      {8000, 6000, 6, 0.1, 0, true},    {2000, 5000, 100, 0.0, 0, false},
+      {8000, 6000, 6, 0.1, 0, true},    {2000, 5000, 60, 0.0, 0, false},
       {30000, 40000, 6, 0.0, 1, false}, {70000, 900, 3, 0.3, 0, false}};
   std::uint64_t seed = 400;
   for (const auto& shape : shapes) matrices.push_back(testing::random_matrix<T>(shape, seed++));
@@ -70,7 +72,7 @@ TYPED_TEST(PackedColumnsGpu, PacksNarrowChunksAndKeepsTheBits) {
     const DeviceCsr<T> plain = to_device(host);
     DeviceCsr<T> packed = copy_of(plain);
     packed.max_row_length = -1;
-    prepare_for_row_kernels(packed);
+    prepare_for_row_kernels(packed, nullptr, 0);
     ASSERT_TRUE(is_packed(packed)) << host.rows << " x " << host.cols;
     ASSERT_FALSE(is_packed(plain));
     EXPECT_EQ(packed.max_row_length, longest);
@@ -81,19 +83,25 @@ TYPED_TEST(PackedColumnsGpu, PacksNarrowChunksAndKeepsTheBits) {
   }
 }
 
-// Random columns over 270000 span more than 2^16 in a chunk: left unpacked,
-// with the longest row still recorded.
-TYPED_TEST(PackedColumnsGpu, LeavesWideChunksUnpacked) {
+// Left unpacked, with the longest row still recorded: random columns over
+// 270000 (a chunk spans more than 2^16), rows of ~100 on average, and a matrix
+// of fewer than packed_min_entries nonzeros at the default.
+TYPED_TEST(PackedColumnsGpu, LeavesWideLongRowedAndSmallMatricesUnpacked) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  const auto host = testing::random_matrix<T>({270000, 270000, 10, 0.1, 0, false}, 410);
-  DeviceCsr<T> M = to_device(host);
-  const index_t longest = M.max_row_length;
-  M.max_row_length = -1;
-  prepare_for_row_kernels(M);
-  EXPECT_FALSE(is_packed(M));
-  EXPECT_TRUE(M.packed.offset.empty());
-  EXPECT_EQ(M.max_row_length, longest);
+  const std::pair<CsrMatrix<T>, std::int64_t> cases[] = {
+      {testing::random_matrix<T>({270000, 270000, 10, 0.1, 0, false}, 410), 0},
+      {testing::random_matrix<T>({4000, 5000, 100, 0.0, 0, false}, 411), 0},
+      {poisson<T>(Stencil::poisson2d_5, 300), packed_min_entries}};
+  for (const auto& [host, min_entries] : cases) {
+    DeviceCsr<T> M = to_device(host);
+    const index_t longest = M.max_row_length;
+    M.max_row_length = -1;
+    prepare_for_row_kernels(M, nullptr, min_entries);
+    EXPECT_FALSE(is_packed(M)) << host.rows << " x " << host.cols;
+    EXPECT_TRUE(M.packed.offset.empty());
+    EXPECT_EQ(M.max_row_length, longest);
+  }
 }
 
 // Offsets are read only while they describe the matrix's column storage: new
@@ -104,31 +112,35 @@ TYPED_TEST(PackedColumnsGpu, NewColumnStorageIsNotDescribedByOldOffsets) {
   using T = TypeParam;
   const CsrMatrix<T> host = poisson<T>(Stencil::poisson2d_5, 20);
   DeviceCsr<T> M = to_device(host);
-  prepare_for_row_kernels(M);
+  prepare_for_row_kernels(M, nullptr, 0);
   ASSERT_TRUE(is_packed(M));
   M.col_idx = to_device(host.col_idx);
   EXPECT_FALSE(is_packed(M));
-  prepare_for_row_kernels(M);
+  prepare_for_row_kernels(M, nullptr, 0);
   ASSERT_TRUE(is_packed(M));
   M.allocate_entries(M.nnz(), nullptr, "test entries");
   EXPECT_FALSE(is_packed(M));
   EXPECT_TRUE(M.packed.offset.empty());
 }
 
-// The GPU setup packs every matrix its cycle multiplies (A, P and R of each
-// level) where the chunks fit, and a refresh keeps them packed.
+// The GPU setup packs the matrices its cycle multiplies (A, P and R of each
+// level) that are large enough, with short enough rows (on a 2D grid every
+// chunk fits), and a refresh keeps them packed.
 TYPED_TEST(PackedColumnsGpu, TheSetupAndARefreshPackTheCycleMatrices) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  const DeviceCsr<T> A = to_device(poisson<T>(Stencil::poisson2d_5, 200));
+  const DeviceCsr<T> A = to_device(poisson<T>(Stencil::poisson2d_5, 1024));
   DeviceHierarchy<T> h = build_hierarchy(A);
   ASSERT_GE(h.levels.size(), 2u);
+  ASSERT_TRUE(is_packed(h.levels[0].A));
   const auto expect_packed = [&](const char* when) {
-    for (std::size_t l = 0; l < h.levels.size(); ++l) {
-      EXPECT_TRUE(is_packed(h.levels[l].A)) << when << ", level " << l << " A";
-      EXPECT_TRUE(is_packed(h.levels[l].P)) << when << ", level " << l << " P";
-      EXPECT_TRUE(is_packed(h.levels[l].R)) << when << ", level " << l << " R";
-    }
+    for (std::size_t l = 0; l < h.levels.size(); ++l)
+      for (const auto& [M, name] : {std::pair{&h.levels[l].A, "A"}, std::pair{&h.levels[l].P, "P"},
+                                    std::pair{&h.levels[l].R, "R"}}) {
+        const bool large =
+            M->nnz() >= packed_min_entries && double(M->nnz()) / M->rows <= packed_max_mean_row;
+        EXPECT_EQ(is_packed(*M), large) << when << ", level " << l << " " << name;
+      }
   };
   expect_packed("setup");
   refresh(h, A);
