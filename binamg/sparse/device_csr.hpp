@@ -125,9 +125,9 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
   return max_row_length(A.rows, A.row_ptr.data(), stream);
 }
 
-/// Records M.max_row_length and packs M's columns into M.packed where M has at
-/// least min_entries nonzeros, rows of at most packed_max_mean_row on average,
-/// and every chunk of packed_chunk_rows rows spans fewer than 2^16 columns (else
+/// Records M.max_row_length and packs M's columns into M.packed where
+/// worth_packing(M.nnz(), M.rows, min_entries) and every chunk of
+/// packed_chunk_rows rows spans fewer than 2^16 columns (else
 /// leaves M.packed empty), with one read-back (synchronizes `stream`). For the
 /// matrices a solve multiplies again and again: the row kernels then read the
 /// packed columns, with the same results.

@@ -12,6 +12,7 @@ namespace {
 constexpr int pack_threads = 256;
 constexpr index_t max_packed_span = 65535;  // largest offset a std::uint16_t holds
 static_assert(pack_threads == packed_chunk_rows, "a thread per row of the chunk");
+constexpr index_t max_mean_row = 256;  // worth_packing's bound
 
 // What one read-back brings home: the longest row, and whether a chunk spans
 // more columns than an offset can hold.
@@ -56,6 +57,10 @@ __global__ void pack_chunks(index_t rows, const index_t* row_ptr, const index_t*
 
 }  // namespace
 
+bool worth_packing(std::int64_t nnz, index_t rows, std::int64_t min_entries) {
+  return nnz > 0 && nnz >= min_entries && nnz <= std::int64_t(max_mean_row) * rows;
+}
+
 template <typename T>
 void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t min_entries) {
   M.packed = {};
@@ -63,7 +68,7 @@ void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t 
     M.max_row_length = 0;
     return;
   }
-  if (M.nnz() == 0 || M.nnz() < min_entries || double(M.nnz()) / M.rows > packed_max_mean_row) {
+  if (!worth_packing(M.nnz(), M.rows, min_entries)) {
     M.max_row_length = max_row_length(M, stream);
     return;
   }

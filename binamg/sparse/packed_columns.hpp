@@ -19,10 +19,11 @@ constexpr index_t packed_chunk_rows = 256;
 /// Matrices smaller than this are not packed: their row sums are bound by launch
 /// and latency, not by what they read, and packing would only add its pass.
 constexpr std::int64_t packed_min_entries = std::int64_t(1) << 20;
-/// Nor matrices whose rows average more than this (as row_stream's unstaged
-/// rows): a chunk's block would walk long rows alone, and their sums are bound
-/// by the gathers.
-constexpr double packed_max_mean_row = 64;
+
+/// Whether prepare_for_row_kernels tries to pack a matrix of `rows` rows and
+/// `nnz` nonzeros: at least min_entries of them, and at most 256 a row on
+/// average (a chunk's block walks its entries alone: 65536 on average).
+bool worth_packing(std::int64_t nnz, index_t rows, std::int64_t min_entries = packed_min_entries);
 
 /// Offsets, where every chunk spans fewer than 2^16 columns (else empty).
 struct PackedColumns {
