@@ -53,14 +53,15 @@ struct DeviceSteps {
 
   // The kernels that sweep a matrix's rows skip their look for rows long
   // enough to need a whole block once the longest row is known
-  // (row_split::long_rows_of), and read packed columns where they fit: every
-  // matrix a cycle multiplies records the one and packs the other.
+  // (row_split::long_rows_of), and read packed columns where they pay: every
+  // matrix a cycle multiplies records the one and is judged for the other,
+  // once per column storage (a refresh refilling a matrix in place keeps both).
   Matrix recorded(Matrix M) {
     if (M.max_row_length < 0) M.max_row_length = max_row_length(M, stream);
     return M;
   }
   Matrix prepared(Matrix M) {
-    if (M.max_row_length < 0 || !M.packed.describe(M.col_idx)) prepare_for_row_kernels(M, stream);
+    if (M.max_row_length < 0 || !M.packed.judged_for(M.col_idx)) prepare_for_row_kernels(M, stream);
     return M;
   }
   Matrix own(const Matrix& A) {

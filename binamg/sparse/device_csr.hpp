@@ -32,7 +32,8 @@ struct DeviceCsr {
   // cost speed or pick the other kernel's summation order, never correctness.
   index_t max_row_length = -1;
   // The columns packed to 16 bits for the row kernels, where
-  // prepare_for_row_kernels() could; used only while they describe col_idx.
+  // prepare_for_row_kernels() judged it worth it; read only while they
+  // describe col_idx.
   PackedColumns packed;
 
   index_t nnz() const { return static_cast<index_t>(col_idx.size()); }
@@ -125,12 +126,13 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
   return max_row_length(A.rows, A.row_ptr.data(), stream);
 }
 
-/// Records M.max_row_length and packs M's columns into M.packed where
-/// worth_packing(M.nnz(), M.rows, min_entries) and every chunk of
-/// packed_chunk_rows rows spans fewer than 2^16 columns (else
-/// leaves M.packed empty), with one read-back (synchronizes `stream`). For the
-/// matrices a solve multiplies again and again: the row kernels then read the
-/// packed columns, with the same results.
+/// Packs M's columns into M.packed where worth_packing(M.nnz(), M.rows,
+/// min_entries) and every chunk of packed_chunk_rows rows spans fewer than 2^16
+/// columns (else leaves no offsets), marks M's column storage judged, and
+/// records M.max_row_length (counted where packing, else where unknown), with
+/// at most one read-back (synchronizes `stream`). For the matrices a solve
+/// multiplies again and again: the row kernels then read the packed columns,
+/// with the same results.
 template <typename T>
 void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
                              std::int64_t min_entries = packed_min_entries);

@@ -64,12 +64,9 @@ bool worth_packing(std::int64_t nnz, index_t rows, std::int64_t min_entries) {
 template <typename T>
 void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t min_entries) {
   M.packed = {};
-  if (M.rows == 0) {
-    M.max_row_length = 0;
-    return;
-  }
   if (!worth_packing(M.nnz(), M.rows, min_entries)) {
-    M.max_row_length = max_row_length(M, stream);
+    if (M.max_row_length < 0) M.max_row_length = max_row_length(M, stream);
+    M.packed.judged = M.col_idx.data();
     return;
   }
   const index_t chunks = (M.rows + packed_chunk_rows - 1) / packed_chunk_rows;
@@ -84,9 +81,8 @@ void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t 
   BINAMG_CHECK_LAUNCH();
   const PackFacts found = read_back(facts.data(), stream);
   M.max_row_length = found.longest_row;
-  if (found.too_wide) return;
-  packed.packed_from = M.col_idx.data();
-  M.packed = std::move(packed);
+  if (!found.too_wide) M.packed = std::move(packed);
+  M.packed.judged = M.col_idx.data();
 }
 
 template void prepare_for_row_kernels<float>(DeviceCsr<float>&, cudaStream_t, std::int64_t);

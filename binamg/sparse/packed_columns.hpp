@@ -27,16 +27,21 @@ bool worth_packing(std::int64_t nnz, index_t rows, std::int64_t min_entries = pa
 
 /// Offsets, where every chunk spans fewer than 2^16 columns (else empty).
 struct PackedColumns {
-  DeviceBuffer<std::uint16_t> offset;    // per entry: column − base of its chunk
-  DeviceBuffer<index_t> base;            // per chunk: its smallest column
-  const index_t* packed_from = nullptr;  // the column storage they were packed from
+  DeviceBuffer<std::uint16_t> offset;  // per entry: column − base of its chunk
+  DeviceBuffer<index_t> base;          // per chunk: its smallest column
+  // The column storage prepare_for_row_kernels last judged, packed or not.
+  const index_t* judged = nullptr;
 
+  /// Whether prepare_for_row_kernels has judged `col_idx`'s storage (so that a
+  /// matrix refilled in place is not judged again).
+  bool judged_for(const DeviceBuffer<index_t>& col_idx) const {
+    return judged != nullptr && judged == col_idx.data();
+  }
   /// Whether these are `col_idx`'s columns: packed from that storage, entry for
   /// entry. A matrix given new column storage (allocate_entries, assignment)
   /// thus never has its old offsets read.
   bool describe(const DeviceBuffer<index_t>& col_idx) const {
-    return packed_from != nullptr && packed_from == col_idx.data() &&
-           offset.size() == col_idx.size();
+    return judged_for(col_idx) && !offset.empty() && offset.size() == col_idx.size();
   }
 };
 

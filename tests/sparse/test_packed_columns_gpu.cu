@@ -101,6 +101,7 @@ TYPED_TEST(PackedColumnsGpu, LeavesWideLongRowedAndSmallMatricesUnpacked) {
     M.max_row_length = -1;
     prepare_for_row_kernels(M, nullptr, min_entries);
     EXPECT_FALSE(is_packed(M)) << host.rows << " x " << host.cols;
+    EXPECT_TRUE(M.packed.judged_for(M.col_idx));
     EXPECT_TRUE(M.packed.offset.empty());
     EXPECT_EQ(M.max_row_length, longest);
   }
@@ -118,6 +119,7 @@ TYPED_TEST(PackedColumnsGpu, NewColumnStorageIsNotDescribedByOldOffsets) {
   ASSERT_TRUE(is_packed(M));
   M.col_idx = to_device(host.col_idx);
   EXPECT_FALSE(is_packed(M));
+  EXPECT_FALSE(M.packed.judged_for(M.col_idx));
   prepare_for_row_kernels(M, nullptr, 0);
   ASSERT_TRUE(is_packed(M));
   M.allocate_entries(M.nnz(), nullptr, "test entries");
@@ -125,9 +127,9 @@ TYPED_TEST(PackedColumnsGpu, NewColumnStorageIsNotDescribedByOldOffsets) {
   EXPECT_TRUE(M.packed.offset.empty());
 }
 
-// The GPU setup packs the matrices its cycle multiplies (A, P and R of each
-// level) that are large enough, with short enough rows (on a 2D grid every
-// chunk fits), and a refresh keeps them packed.
+// The GPU setup judges every matrix its cycle multiplies (A, P and R of each
+// level) and packs those large enough, with short enough rows (on a 2D grid
+// every chunk fits); a refresh keeps them judged and packed.
 TYPED_TEST(PackedColumnsGpu, TheSetupAndARefreshPackTheCycleMatrices) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -139,6 +141,7 @@ TYPED_TEST(PackedColumnsGpu, TheSetupAndARefreshPackTheCycleMatrices) {
     for (std::size_t l = 0; l < h.levels.size(); ++l)
       for (const auto& [M, name] : {std::pair{&h.levels[l].A, "A"}, std::pair{&h.levels[l].P, "P"},
                                     std::pair{&h.levels[l].R, "R"}}) {
+        EXPECT_TRUE(M->packed.judged_for(M->col_idx)) << when << ", level " << l << " " << name;
         EXPECT_EQ(is_packed(*M), worth_packing(M->nnz(), M->rows))
             << when << ", level " << l << " " << name;
       }
