@@ -15,9 +15,10 @@
 #include "binamg/amg/tentative.hpp"
 #include "binamg/amg/tentative_qr.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/sparse/transpose.hpp"
 #include "binamg/spgemm/refill.hpp"
 #include "binamg/spgemm/spgemm.hpp"
-#include "binamg/sparse/transpose.hpp"
+#include "binamg/spmv/spmm.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 
 namespace binamg {
@@ -224,9 +225,8 @@ DeviceCycleWorkspace<T> cycle_workspace(const DeviceHierarchy<T>& h, index_t k) 
   DeviceCycleWorkspace<T> work = setup_detail::cycle_workspace_of<DeviceCycleWorkspace<T>>(
       h, k,
       [&](std::size_t entries) { return DeviceBuffer<T>(entries, h.stream, "cycle scratch"); });
-  if (k > 1)
-    work.column_partials = DeviceBuffer<T>(block_reduction_scratch_size(h.matrix(0).rows, k),
-                                           h.stream, "cycle column partials");
+  work.column_partials =
+      DeviceBuffer<T>(column_dots_scratch_size(h.matrix(0), k), h.stream, "cycle column partials");
   return work;
 }
 

@@ -137,8 +137,8 @@ using DeviceLevel = LevelOf<DeviceCsr<T>, DeviceBuffer<T>>;
 template <typename T>
 struct DeviceCycleWorkspace {
   std::vector<DeviceBuffer<T>> residual, rhs, solution, direction;
-  // k > 1: partial sums of block reductions (block_reduction_scratch_size): the
-  // cycle's fused bᵀx, and the block CG's between cycles.
+  // Partial sums of reductions (column_dots_scratch_size of the finest matrix):
+  // the cycle's fused bᵀx, and the block CG's between cycles.
   DeviceBuffer<T> column_partials;
 };
 

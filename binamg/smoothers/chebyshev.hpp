@@ -49,6 +49,18 @@ void chebyshev(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
                const ChebyshevSteps& steps, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,
                bool zero_guess, DeviceBuffer<T>& scratch, DeviceBuffer<T>& direction,
                cudaStream_t stream = nullptr);
+
+/// chebyshev() that also forms dots[j] = b(:, j)ᵀx(:, j) of its result into
+/// device memory (with b a residual, the CG's rᵀz): for k = 1 in the last step's
+/// pass, for k > 1 in a pass of their own (column_dots). `partials` holds
+/// column_dots_scratch_size(A, k) entries (spmv/spmm.hpp); x's bits are
+/// chebyshev()'s, the dots repeat bitwise run to run.
+template <typename T>
+void chebyshev_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
+                                const ChebyshevSteps& steps, const DeviceBuffer<T>& b,
+                                DeviceBuffer<T>& x, index_t k, bool zero_guess,
+                                DeviceBuffer<T>& scratch, DeviceBuffer<T>& direction, T* dots,
+                                DeviceBuffer<T>& partials, cudaStream_t stream = nullptr);
 #endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

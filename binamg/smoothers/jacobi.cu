@@ -9,6 +9,7 @@
 #include "binamg/sparse/csr.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/row_stream.cuh"
+#include "binamg/spmv/spmm.hpp"
 
 namespace binamg {
 namespace {
@@ -37,7 +38,7 @@ struct JacobiEntry {
   __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
 
-// The last block sweep's epilogue when the caller also wants B(:, c)ᵀX_new(:, c).
+// The last sweep's epilogue when the caller also wants B(:, c)ᵀX_new(:, c).
 template <typename T>
 struct JacobiAndDot {
   JacobiEntry<T> sweep;
@@ -47,6 +48,7 @@ struct JacobiAndDot {
     sweep.x_new[e] = value;
     return sweep.b[e] * value;
   }
+  __device__ T operator()(index_t row, T sum) const { return (*this)(row, 0, sum); }
 };
 
 template <typename T>
@@ -160,10 +162,16 @@ void jacobi_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inver
                              int sweeps, DeviceBuffer<T>& scratch, T* dots,
                              DeviceBuffer<T>& partials, cudaStream_t stream) {
   require(sweeps >= 1, "jacobi_with_column_dots: the dots come from a sweep, sweeps must be >= 1");
+  require(partials.size() >= column_dots_scratch_size(A, k),
+          "jacobi_with_column_dots: the partial sums scratch is too small");
   jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
   const JacobiEntry<T> last{inverse_diagonal.data(), weight, b.data(), x.data(), scratch.data(), k};
-  block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{x.data(), k},
-                                           JacobiAndDot<T>{last}, dots, partials, stream);
+  if (k == 1)  // the vector kernels, for jacobi()'s bits
+    row_stream::launch_with_sum<T>(A, row_stream::VectorEntry<T>{x.data()}, JacobiAndDot<T>{last},
+                                   dots, partials, stream);
+  else
+    block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{x.data(), k},
+                                             JacobiAndDot<T>{last}, dots, partials, stream);
   x.swap(scratch);
 }
 

@@ -78,8 +78,9 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
 
 /// jacobi() on k columns whose last sweep (sweeps >= 1) also forms, in the same
 /// pass, dots[j] = B(:, j)ᵀX(:, j) of its result into device memory (with B a
-/// residual, the CG's rᵀz). `partials` holds block_reduction_scratch_size(A.rows, k)
-/// entries (vector/block_vector_ops.hpp); the dots repeat bitwise run to run.
+/// residual, the CG's rᵀz). `partials` holds column_dots_scratch_size(A, k)
+/// entries (spmv/spmm.hpp); x's bits are jacobi()'s, the dots repeat bitwise run
+/// to run.
 template <typename T>
 void jacobi_with_column_dots(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diagonal,
                              T weight, const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k,

@@ -54,9 +54,13 @@ struct CgScalars {
   T pq, rr, rz[2];
 };
 
-// CG on A (device vectors, ordered on `stream`), z = M r by precondition(r, z).
-// Right-hand sides are rescaled where their norms leave Range's safe span
-// (rhs_scaling.hpp): Range is the precision the preconditioner works in.
+// CG on A (device vectors, ordered on `stream`), z = M r and *rz = rᵀz (device
+// memory) by precondition(r, z, rz, scratch), with `scratch` the iteration's
+// partial sums. Right-hand sides are rescaled where their norms leave Range's
+// safe span (rhs_scaling.hpp): Range is the precision the preconditioner works in.
+// An iteration makes 8 passes over vectors besides the cycle and q = A p: pᵀq is
+// formed by the SpMV, rᵀz by the cycle's last pass, and x takes each step in the
+// pass that forms the next direction.
 template <typename Range, typename T, typename Precondition>
 SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
                               Precondition& precondition, const DeviceBuffer<T>& b,
@@ -81,7 +85,8 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
   const std::size_t n = A.rows;
   DeviceBuffer<T> r(n, stream, "pcg r"), z(n, stream, "pcg z"), p(n, stream, "pcg p"),
       q(n, stream, "pcg q");
-  DeviceBuffer<T> scratch(reduction_scratch_size(A.rows), stream, "pcg reduction scratch");
+  DeviceBuffer<T> scratch(std::max(reduction_scratch_size(A.rows), column_dots_scratch_size(A, 1)),
+                          stream, "pcg reduction scratch");
   DeviceBuffer<CgScalars<T>> device_scalars(1, stream, "pcg scalars");
   CgScalars<T>* const s = device_scalars.data();
   // Every read-back takes all the scalars, some not yet formed: zeroed, not uninitialized.
@@ -95,24 +100,25 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
   read_scalars();
   monitor.start(norm_of(host.rr));
   if (monitor.active()) {
-    precondition(r, z);
+    precondition(r, z, &s->rz[0], scratch);
     copy(z, p, stream);
-    dot(r, z, &s->rz[0], scratch, stream);
     int slot = 0;  // rz[slot] = r'z of the current direction
     while (true) {
-      spmv(A, p.data(), q.data(), stream);
-      dot(p, q, &s->pq, scratch, stream);
-      cg_update(&s->rz[slot], &s->pq, p, q, x, r, &s->rr, scratch, stream);
+      spmm_with_column_dots(A, p.data(), 1, q.data(), &s->pq, scratch, stream);
+      cg_residual_update(&s->rz[slot], &s->pq, q, r, &s->rr, scratch, stream);
       read_scalars();
       // Checked in the order the host-side iteration checks them; a breakdown
-      // has by now also updated x and r with a meaningless step, but it throws.
+      // has by now also updated r with a meaningless step, but it throws.
       monitor.require_positive(host.rz[slot], "r'z", monitor.iterations());
       monitor.require_positive(host.pq, "p'Ap", monitor.iterations() + 1);
       monitor.step(norm_of(host.rr));
-      if (!monitor.active()) break;
-      precondition(r, z);
-      dot(r, z, &s->rz[1 - slot], scratch, stream);
-      cg_direction(&s->rz[1 - slot], &s->rz[slot], z, p, stream);  // p = z + β p
+      if (!monitor.active()) {
+        cg_last_step(&s->rz[slot], &s->pq, p, x, stream);
+        break;
+      }
+      precondition(r, z, &s->rz[1 - slot], scratch);
+      // x += α p, then p = z + β p
+      cg_direction(&s->rz[1 - slot], &s->rz[slot], &s->pq, z, p, x, stream);
       slot = 1 - slot;
     }
   }
@@ -126,7 +132,9 @@ template <typename T>
 SolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                 const SolveOptions& options) {
   validate_solve_inputs(h, b, x, options, "pcg");
-  auto cycle = [&](const DeviceBuffer<T>& r, DeviceBuffer<T>& z) { vcycle_from_zero(h, r, z); };
+  auto cycle = [&](const DeviceBuffer<T>& r, DeviceBuffer<T>& z, T* rz, DeviceBuffer<T>&) {
+    vcycle_from_zero(h, r, z, 1, h.workspace, rz);
+  };
   return preconditioned_cg<T>(h.matrix(0), h.stream, cycle, b, x, options);
 }
 
@@ -143,10 +151,11 @@ SolveResult pcg(const DeviceHierarchy<float>& h, const DeviceCsr<double>& A,
   require_finite_entries(x, "pcg: x", 1, h.stream);
   validate(options, "pcg");
   DeviceBuffer<float> r_float(n, h.stream, "mixed pcg r"), z_float(n, h.stream, "mixed pcg z");
-  auto cycle = [&](const DeviceBuffer<double>& r, DeviceBuffer<double>& z) {
+  auto cycle = [&](const DeviceBuffer<double>& r, DeviceBuffer<double>& z, double* rz,
+                   DeviceBuffer<double>& scratch) {
     convert(r, r_float, h.stream);
     vcycle_from_zero(h, r_float, z_float);
-    convert(z_float, z, h.stream);
+    widen_with_dot(z_float, z, r, rz, scratch, h.stream);
   };
   return preconditioned_cg<float>(A, h.stream, cycle, b, x, options);
 }

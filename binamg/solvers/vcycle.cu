@@ -95,9 +95,28 @@ struct CorrectEntry {
   __device__ void operator()(index_t row, T sum) const { (*this)(row, 0, sum); }
 };
 
+// The post-smoothing of the finest level when the caller wants bᵀx of its
+// result: the smoother's last pass forms the dots too.
+template <typename T>
+void smooth_with_column_dots(const AmgParameters& parameters, const DeviceLevel<T>& level,
+                             const DeviceBuffer<T>& b, DeviceBuffer<T>& x, index_t k, int sweeps,
+                             DeviceBuffer<T>& scratch, DeviceBuffer<T>& direction, T* dots,
+                             DeviceBuffer<T>& partials, cudaStream_t stream) {
+  if (parameters.smoother != SmootherKind::chebyshev) {
+    jacobi_with_column_dots(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k, sweeps,
+                            scratch, dots, partials, stream);
+    return;
+  }
+  smoother_detail::smooth(parameters, level, b, x, k, sweeps - 1, false, scratch, direction,
+                          stream);
+  const ChebyshevSteps steps = chebyshev_steps(level.spectral_radius, parameters.chebyshev_degree,
+                                               parameters.chebyshev_lower);
+  chebyshev_with_column_dots(level.A, level.inverse_diagonal, steps, b, x, k, false, scratch,
+                             direction, dots, partials, stream);
+}
+
 // Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
-// vector kernels).
-// With b_dot_x (k > 1 only), the column dots bᵀx of the result.
+// vector kernels). With b_dot_x, the column dots bᵀx of the result.
 template <typename T>
 void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k, std::size_t l,
            const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess,
@@ -121,9 +140,9 @@ void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k
   spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
   cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
-  if (jacobi_kind && b_dot_x && h.parameters.postsweeps > 0) {
-    jacobi_with_column_dots(level.A, level.inverse_diagonal, level.jacobi_weight, b, x, k,
-                            h.parameters.postsweeps, r, b_dot_x, work.column_partials, stream);
+  if (b_dot_x && h.parameters.postsweeps > 0) {
+    smooth_with_column_dots(h.parameters, level, b, x, k, h.parameters.postsweeps, r,
+                            work.direction[l], b_dot_x, work.column_partials, stream);
     return;
   }
   smoother_detail::smooth(h.parameters, level, b, x, k, h.parameters.postsweeps, false, r,
@@ -239,8 +258,6 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Dev
   require(work.residual.size() == std::size_t(h.num_levels()) &&
               (h.levels.empty() || work.residual[0].size() == entries),
           "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
-  require(b_dot_x == nullptr || k > 1,
-          "vcycle_from_zero: the fused dots are for k > 1 right-hand sides");
   cycle(h, work, k, 0, b, x, true, b_dot_x);
 }
 

@@ -62,7 +62,8 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, 
 /// entries); `work` comes from cycle_workspace(h, k). The same cycle as k = 1 with
 /// the block SpMM and block smoother, the coarsest level solved for all k at once.
 /// With b_dot_x (k device entries), b_dot_x[j] = B(:, j)ᵀX(:, j) of the result,
-/// formed by the last sweep (the CG's rᵀz without a pass of its own).
+/// formed by the last smoothing pass (the CG's rᵀz without a pass of its own);
+/// k = 1 with h.workspace is the vector cycle's.
 template <typename T>
 void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x,
                       index_t k, DeviceCycleWorkspace<T>& work, T* b_dot_x = nullptr);

@@ -14,11 +14,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <type_traits>
 
 #include "binamg/core/cuda_check.hpp"
+#include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/packed_columns.hpp"
+#include "binamg/spmv/column_partials.cuh"
 #include "binamg/spmv/row_split.cuh"
 
 namespace binamg::row_stream {
@@ -147,58 +151,22 @@ __device__ void stage_products(std::int64_t pass, int count, Cols col_idx,
   }
 }
 
-/// Threads: block b owns rows [b·R, b·R + R), G = threads / R lanes per row.
-/// Lane l of a row's group adds the row's entries l, l + G, l + 2G, ... in order,
-/// over as many passes of `tile` staged products as the block needs, then the group
-/// adds its G partials in a fixed shuffle tree: the same bits on every run,
-/// whatever the passes. finish(row, sum) runs once per row, on the group's lane 0.
-/// Unstaged: G = 32, a warp per row. With LongRows, a block holding a row longer
-/// than `long_row` sums its other rows a warp each and its long ones with the
-/// whole block (block_row_sum); without, no row is that long and the check is
-/// not compiled in (it measurably slowed the 27-point stencil's SpMV). A lane per
-/// row is held to a full SM of blocks: the registers of its early loads would
-/// otherwise cost the double Chebyshev step a quarter of its blocks, and the
-/// step 20% (docs/experiments.md). Other shapes leave the count to the compiler
-/// (0: no minimum).
-template <typename Sum, int G, bool Staged, bool LongRows, bool EarlyLoads, typename T,
-          typename Columns, typename Gather, typename Finish>
-__global__ void __launch_bounds__(threads,
-                                  G == 1 && EarlyLoads && !LongRows ? full_occupancy_blocks : 0)
-    row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
-                    Columns columns, const T* __restrict__ values, Gather x_of, Finish finish) {
-  constexpr int R = threads / G;
-  __shared__ index_t bounds[R + 1];
-  __shared__ Sum products[Staged ? tile : 1];
-  const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
-  const auto col_idx = columns.for_rows(first_row);
-  const int block_rows = static_cast<int>(std::min<std::int64_t>(R, rows - first_row));
-  for (int i = threadIdx.x; i <= block_rows; i += threads) bounds[i] = row_ptr[first_row + i];
-  __syncthreads();
+/// Whether finish(row, sum) returns a value to be summed over the rows (the
+/// fused reductions of launch_with_sum) rather than nothing.
+template <typename Sum, typename Finish>
+constexpr bool returns_sum =
+    !std::is_void_v<decltype(std::declval<const Finish&>()(index_t{}, Sum{}))>;
+
+/// Rows [first_row, first_row + R) summed from `tile`-entry passes staged in
+/// `products` (see row_sums_kernel); finish on each row group's lane 0.
+template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Gather,
+          typename Finish>
+__device__ void staged_rows(std::int64_t first_row, int block_rows, const index_t* bounds,
+                            Cols col_idx, const T* __restrict__ values, const Gather& x_of,
+                            const Finish& finish, Sum* products) {
   const std::int64_t block_begin = bounds[0], block_end = bounds[block_rows];
   const int local_row = threadIdx.x / G, lane = threadIdx.x % G;
   const bool has_row = local_row < block_rows;
-
-  const auto is_long = [&](int r) { return bounds[r + 1] - bounds[r] > long_row; };
-  bool holds_long = false;
-  if constexpr (LongRows) {
-    for (int r = threadIdx.x; r < block_rows; r += threads) holds_long |= is_long(r);
-    holds_long = __syncthreads_or(holds_long);
-  }
-  if (holds_long || !Staged ||
-      block_end - block_begin > std::int64_t(max_tiles_per_block) * tile) {
-    warp_per_row<Sum>(first_row, block_rows, bounds, long_row, col_idx, values, x_of, finish);
-    if constexpr (LongRows) {
-      __shared__ Sum warp_sums[warps];
-      for (int r = 0; holds_long && r < block_rows; ++r) {
-        if (!is_long(r)) continue;  // the same for the whole block
-        const Sum sum =
-            block_row_sum<Sum>(bounds[r], bounds[r + 1], col_idx, values, x_of, warp_sums);
-        if (threadIdx.x == 0) finish(index_t(first_row + r), sum);
-      }
-    }
-    return;
-  }
-
   const std::int64_t begin = has_row ? bounds[local_row] : 0;
   const std::int64_t end = has_row ? bounds[local_row + 1] : 0;
   Sum sum = 0;
@@ -216,35 +184,137 @@ __global__ void __launch_bounds__(threads,
   if constexpr (G > 1) {
     const unsigned mask = row_split::group_mask<G>();
 #pragma unroll
-    for (int offset = G / 2; offset > 0; offset /= 2)
-      sum += __shfl_down_sync(mask, sum, offset, G);
+    for (int offset = G / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset, G);
   }
   if (has_row && lane == 0) finish(index_t(first_row + local_row), sum);
+}
+
+/// Threads: block b owns rows [b·R, b·R + R), G = threads / R lanes per row.
+/// Lane l of a row's group adds the row's entries l, l + G, l + 2G, ... in order,
+/// over as many passes of `tile` staged products as the block needs, then the group
+/// adds its G partials in a fixed shuffle tree: the same bits on every run,
+/// whatever the passes. finish(row, sum) runs once per row, on the group's lane 0.
+/// Unstaged: G = 32, a warp per row. With LongRows, a block holding a row longer
+/// than `long_row` sums its other rows a warp each and its long ones with the
+/// whole block (block_row_sum); without, no row is that long and the check is
+/// not compiled in (it measurably slowed the 27-point stencil's SpMV). A lane per
+/// row is held to a full SM of blocks: the registers of its early loads would
+/// otherwise cost the double Chebyshev step a quarter of its blocks, and the
+/// step 20% (docs/experiments.md). Other shapes leave the count to the compiler
+/// (0: no minimum). Where finish returns a value (returns_sum), each thread adds
+/// those of its rows in the order it finishes them, and partial[b] gets the
+/// block's total in CUB's fixed tree: which thread finishes which row depends
+/// on A's shape alone, so the bits do too.
+template <typename Sum, int G, bool Staged, bool LongRows, bool EarlyLoads, typename T,
+          typename Columns, typename Gather, typename Finish>
+__global__ void __launch_bounds__(threads,
+                                  G == 1 && EarlyLoads && !LongRows ? full_occupancy_blocks : 0)
+    row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
+                    Columns columns, const T* __restrict__ values, Gather x_of, Finish finish,
+                    Sum* __restrict__ partial) {
+  constexpr int R = threads / G;
+  constexpr bool sums = returns_sum<Sum, Finish>;
+  __shared__ index_t bounds[R + 1];
+  __shared__ Sum products[Staged ? tile : 1];
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
+  const auto col_idx = columns.for_rows(first_row);
+  const int block_rows = static_cast<int>(std::min<std::int64_t>(R, rows - first_row));
+  for (int i = threadIdx.x; i <= block_rows; i += threads) bounds[i] = row_ptr[first_row + i];
+  __syncthreads();
+  Sum total = 0;  // this thread's rows' values, where finish returns them
+  const auto finish_row = [&](index_t row, Sum sum) {
+    if constexpr (sums)
+      total += finish(row, sum);
+    else
+      finish(row, sum);
+  };
+
+  const auto is_long = [&](int r) { return bounds[r + 1] - bounds[r] > long_row; };
+  bool holds_long = false;
+  if constexpr (LongRows) {
+    for (int r = threadIdx.x; r < block_rows; r += threads) holds_long |= is_long(r);
+    holds_long = __syncthreads_or(holds_long);
+  }
+  if (holds_long || !Staged ||
+      bounds[block_rows] - bounds[0] > std::int64_t(max_tiles_per_block) * tile) {
+    warp_per_row<Sum>(first_row, block_rows, bounds, long_row, col_idx, values, x_of, finish_row);
+    if constexpr (LongRows) {
+      __shared__ Sum warp_sums[warps];
+      for (int r = 0; holds_long && r < block_rows; ++r) {
+        if (!is_long(r)) continue;  // the same for the whole block
+        const Sum sum =
+            block_row_sum<Sum>(bounds[r], bounds[r + 1], col_idx, values, x_of, warp_sums);
+        if (threadIdx.x == 0) finish_row(index_t(first_row + r), sum);
+      }
+    }
+  } else {
+    staged_rows<Sum, G, EarlyLoads>(first_row, block_rows, bounds, col_idx, values, x_of,
+                                    finish_row, products);
+  }
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
 }
 
 template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
           typename Gather, typename Finish>
 void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
-                    const Finish& finish, cudaStream_t stream) {
+                    const Finish& finish, Sum* partial, cudaStream_t stream) {
   const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
   const auto kernel =
       long_row == row_split::no_long_rows
           ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Gather, Finish>
           : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Columns, Gather, Finish>;
   kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
-      A.rows, long_row, A.row_ptr.data(), columns, A.values.data(), x_of, finish);
+      A.rows, long_row, A.row_ptr.data(), columns, A.values.data(), x_of, finish, partial);
   BINAMG_CHECK_LAUNCH();
 }
 
 template <typename Sum, int G, bool Staged = true, bool EarlyLoads = true, typename T,
           typename Gather, typename Finish>
-void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish,
+void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, Sum* partial,
                   cudaStream_t stream) {
   if (A.packed.describe(A.col_idx))
     return launch_columns<Sum, G, Staged, EarlyLoads>(
-        A, PackedColumnsView{A.packed.offset.data(), A.packed.base.data()}, x_of, finish, stream);
+        A, PackedColumnsView{A.packed.offset.data(), A.packed.base.data()}, x_of, finish, partial,
+        stream);
   launch_columns<Sum, G, Staged, EarlyLoads>(A, IndexColumns{A.col_idx.data()}, x_of, finish,
-                                             stream);
+                                             partial, stream);
+}
+
+/// Lanes per row for A: 32 unstaged, else threads / rows_per_block.
+inline int lanes_per_row(index_t rows, std::int64_t nnz) {
+  return staged(rows, nnz) ? threads / rows_per_block(rows, nnz) : 32;
+}
+
+/// Blocks launch() runs over A, one partial sum each in launch_with_sum.
+inline std::size_t blocks_of(index_t rows, std::int64_t nnz) {
+  return std::size_t(blocks_for(rows, threads / lanes_per_row(rows, nnz)));
+}
+
+/// Entries of the partials launch_with_sum needs for A (column_partials::sum
+/// adds them in place).
+template <typename T>
+std::size_t sum_scratch_size(const DeviceCsr<T>& A) {
+  return blocks_of(A.rows, A.nnz());
+}
+
+template <typename Sum, bool EarlyLoads, typename T, typename Gather, typename Finish>
+void launch_with_partials(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish,
+                          Sum* partial, cudaStream_t stream) {
+  switch (lanes_per_row(A.rows, A.nnz())) {
+    case 1: return launch_shape<Sum, 1, true, EarlyLoads>(A, x_of, finish, partial, stream);
+    case 2: return launch_shape<Sum, 2>(A, x_of, finish, partial, stream);
+    case 4: return launch_shape<Sum, 4>(A, x_of, finish, partial, stream);
+    case 8: return launch_shape<Sum, 8>(A, x_of, finish, partial, stream);
+    case 16: return launch_shape<Sum, 16>(A, x_of, finish, partial, stream);
+    default:
+      if (staged(A.rows, A.nnz())) return launch_shape<Sum, 32>(A, x_of, finish, partial, stream);
+      return launch_shape<Sum, 32, false>(A, x_of, finish, partial, stream);
+  }
 }
 
 /// finish(row, Σ_e a_e·x_of(c_e)) for every row of A, the products and the sum in
@@ -254,16 +324,29 @@ void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finis
 /// gather that computes more than it loads; the bits are the same either way.
 template <typename Sum, bool EarlyLoads = true, typename T, typename Gather, typename Finish>
 void launch(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, cudaStream_t stream) {
+  static_assert(!returns_sum<Sum, Finish>, "a finish that returns values is for launch_with_sum");
   if (A.rows == 0) return;
-  if (!staged(A.rows, A.nnz())) return launch_shape<Sum, 32, false>(A, x_of, finish, stream);
-  switch (threads / rows_per_block(A.rows, A.nnz())) {
-    case 1: return launch_shape<Sum, 1, true, EarlyLoads>(A, x_of, finish, stream);
-    case 2: return launch_shape<Sum, 2>(A, x_of, finish, stream);
-    case 4: return launch_shape<Sum, 4>(A, x_of, finish, stream);
-    case 8: return launch_shape<Sum, 8>(A, x_of, finish, stream);
-    case 16: return launch_shape<Sum, 16>(A, x_of, finish, stream);
-    default: return launch_shape<Sum, 32>(A, x_of, finish, stream);
+  launch_with_partials<Sum, EarlyLoads>(A, x_of, finish, static_cast<Sum*>(nullptr), stream);
+}
+
+/// launch() with a finish that returns a Sum for each row: *total (device
+/// memory) becomes the sum of those over A's rows, in a fixed order (the same
+/// bits every run), while every row's own sum keeps launch()'s bits. It fuses a
+/// dot product into the pass that forms one of its vectors. `partials` holds at
+/// least sum_scratch_size(A) entries.
+template <typename Sum, bool EarlyLoads = true, typename T, typename Gather, typename Finish>
+void launch_with_sum(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finish, Sum* total,
+                     DeviceBuffer<Sum>& partials, cudaStream_t stream) {
+  static_assert(returns_sum<Sum, Finish>, "launch_with_sum needs a finish that returns values");
+  require(partials.size() >= sum_scratch_size(A),
+          "row_stream: the partial sums scratch is too small");
+  if (A.rows == 0) {
+    BINAMG_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(Sum), stream));
+    return;
   }
+  launch_with_partials<Sum, EarlyLoads>(A, x_of, finish, partials.data(), stream);
+  column_partials::sum(static_cast<unsigned>(blocks_of(A.rows, A.nnz())), 1, partials.data(), total,
+                       stream);
 }
 
 /// Entry `col` of a vector.

@@ -1,4 +1,5 @@
 // GPU Y = A X: argument checks, the choice between the two kernels, dispatch.
+#include <algorithm>
 #include <string>
 
 #include "binamg/spmv/block_row_split.cuh"
@@ -6,6 +7,7 @@
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmm_kernels.hpp"
 #include "binamg/spmv/spmv.hpp"
+#include "binamg/vector/block_vector_ops.hpp"
 
 namespace binamg {
 
@@ -64,22 +66,30 @@ void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t strea
 }
 
 template <typename T>
+std::size_t column_dots_scratch_size(const DeviceCsr<T>& A, index_t k) {
+  const std::size_t vector_kernels = k == 1 ? row_stream::sum_scratch_size(A) : 0;
+  return std::max(block_reduction_scratch_size(A.rows, k), vector_kernels);
+}
+
+template <typename T>
 void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
                            DeviceBuffer<T>& partials, cudaStream_t stream) {
   spmm_detail::check_arguments(A, X, k, Y, "spmm_with_column_dots");
   require(A.rows == A.cols, "spmm_with_column_dots: the matrix is not square (" +
                                 std::to_string(A.rows) + " x " + std::to_string(A.cols) + ")");
   require(dots != nullptr, "spmm_with_column_dots: the dots pointer is null");
+  require(partials.size() >= column_dots_scratch_size(A, k),
+          "spmm_with_column_dots: the partial sums scratch is too small");
   spmm_detail::row_split_with_dots(A, X, k, Y, dots, partials, stream);
 }
 
-#define BINAMG_INSTANTIATE(T)                                                          \
-  template void spmm_detail::check_arguments<T>(const DeviceCsr<T>&, const T*, index_t,  \
-                                                const T*, const char*);                \
-  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, SpmmAlgorithm,      \
-                        cudaStream_t);                                                 \
-  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);      \
-  template void spmm_with_column_dots<T>(const DeviceCsr<T>&, const T*, index_t, T*, T*,  \
+#define BINAMG_INSTANTIATE(T)                                                                     \
+  template void spmm_detail::check_arguments<T>(const DeviceCsr<T>&, const T*, index_t, const T*, \
+                                                const char*);                                     \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, SpmmAlgorithm, cudaStream_t); \
+  template void spmm<T>(const DeviceCsr<T>&, const T*, index_t, T*, cudaStream_t);                \
+  template std::size_t column_dots_scratch_size<T>(const DeviceCsr<T>&, index_t);                 \
+  template void spmm_with_column_dots<T>(const DeviceCsr<T>&, const T*, index_t, T*, T*,          \
                                          DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

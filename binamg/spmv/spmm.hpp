@@ -54,11 +54,18 @@ template <typename T>
 void spmm(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, SpmmAlgorithm algorithm,
           cudaStream_t stream = nullptr);
 
+/// Entries of the partial sums that a pass over A's rows needs to fuse k column
+/// dots (spmm_with_column_dots, the smoothers' *_with_column_dots): at least
+/// block_reduction_scratch_size(A.rows, k) (vector/block_vector_ops.hpp), and for
+/// k = 1 one per block of the vector kernels, which depends on A's rows and
+/// nonzeros.
+template <typename T>
+std::size_t column_dots_scratch_size(const DeviceCsr<T>& A, index_t k);
+
 /// Y = A X and dots[j] = X(:, j)ᵀY(:, j) (k device entries) in one row-split
 /// pass, for square A: the CG's q = A p with pᵀq. `partials` holds
-/// block_reduction_scratch_size(A.rows, k) entries (vector/block_vector_ops.hpp);
-/// Y's bits are those of spmm() with the row-split kernel, the dots repeat
-/// bitwise run to run.
+/// column_dots_scratch_size(A, k) entries; Y's bits are those of spmm() with the
+/// row-split kernel, the dots repeat bitwise run to run.
 template <typename T>
 void spmm_with_column_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
                            DeviceBuffer<T>& partials, cudaStream_t stream = nullptr);

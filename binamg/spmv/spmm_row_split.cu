@@ -38,6 +38,7 @@ struct StoreAndDot {
     store(row, c, sum);
     return X[std::int64_t(row) * store.k + c] * sum;
   }
+  __device__ T operator()(index_t row, T sum) const { return (*this)(row, 0, sum); }
 };
 
 // The SpMV's epilogue: y[row] = the row's sum, or b[row] - sum for the residual.
@@ -66,6 +67,9 @@ void row_split(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream_t 
 template <typename T>
 void row_split_with_dots(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, T* dots,
                          DeviceBuffer<T>& partials, cudaStream_t stream) {
+  if (k == 1)
+    return row_stream::launch_with_sum<T>(A, row_stream::VectorEntry<T>{X},
+                                          StoreAndDot<T>{{Y, 1}, X}, dots, partials, stream);
   block_row_split::launch_with_column_sums(A, k, block_row_split::BlockEntry<T>{X, k},
                                            StoreAndDot<T>{{Y, k}, X}, dots, partials, stream);
 }

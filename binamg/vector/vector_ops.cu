@@ -21,15 +21,17 @@ int reduce_blocks(index_t n) {
   return wanted < 1 ? 1 : (wanted > max_reduce_blocks ? max_reduce_blocks : wanted);
 }
 
-// Block b sums entries b, b + stride, ... per thread (fixed order), then the
-// block's threads in CUB's fixed tree; partial[b] holds the block's sum.
-template <typename T>
-__global__ void dot_partials(index_t n, const T* x, const T* y, T* partial) {
+// Block b sums term(i) for i = b, b + stride, ... per thread (fixed order), then
+// the block's threads in CUB's fixed tree; partial[b] holds the block's sum. A
+// term may also store entries of its own index (the fused CG steps), so every
+// reduction of one length has dot's tree and bits.
+template <typename T, typename Term>
+__global__ void reduce_partials(index_t n, Term term, T* partial) {
   using Reduce = cub::BlockReduce<T, reduce_threads>;
   __shared__ typename Reduce::TempStorage storage;
   T sum = T(0);
   const index_t stride = gridDim.x * blockDim.x;
-  for (index_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) sum += x[i] * y[i];
+  for (index_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) sum += term(i);
   const T block_sum = Reduce(storage).Sum(sum);
   if (threadIdx.x == 0) partial[blockIdx.x] = block_sum;
 }
@@ -45,6 +47,54 @@ __global__ void sum_partials(int count, const T* partial, T* result) {
   if (threadIdx.x == 0) result[0] = total;
 }
 
+// *result = Σ term(i) over i < n: reduce_partials, then sum_partials.
+template <typename T, typename Term>
+void reduce(index_t n, const Term& term, T* result, DeviceBuffer<T>& scratch, const char* who,
+            cudaStream_t stream) {
+  const int blocks = reduce_blocks(n);
+  require(scratch.size() >= std::size_t(blocks),
+          std::string(who) + ": the reduction scratch is too small");
+  reduce_partials<<<blocks, reduce_threads, 0, stream>>>(n, term, scratch.data());
+  BINAMG_CHECK_LAUNCH();
+  sum_partials<<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), result);
+  BINAMG_CHECK_LAUNCH();
+}
+
+template <typename T>
+struct DotTerm {
+  const T* __restrict__ x;
+  const T* __restrict__ y;
+  __device__ T operator()(index_t i) const { return x[i] * y[i]; }
+};
+
+// r −= alpha·q, the term rᵀr of the new r (axpy_kernel's expression).
+template <typename T>
+struct ResidualUpdateTerm {
+  const T* __restrict__ rz;
+  const T* __restrict__ pq;
+  const T* __restrict__ q;
+  T* __restrict__ r;
+  __device__ T operator()(index_t i) const {
+    const T minus_alpha = -static_cast<T>(double(*rz) / double(*pq));
+    T ri = r[i];
+    ri += minus_alpha * q[i];
+    r[i] = ri;
+    return ri * ri;
+  }
+};
+
+// z = double(z_float), the term rᵀz.
+struct WidenTerm {
+  const float* __restrict__ z_float;
+  double* __restrict__ z;
+  const double* __restrict__ r;
+  __device__ double operator()(index_t i) const {
+    const double zi = z_float[i];
+    z[i] = zi;
+    return r[i] * zi;
+  }
+};
+
 // One thread per entry.
 template <typename T>
 __global__ void axpy_kernel(index_t n, T alpha, const T* x, T* y) {
@@ -58,33 +108,27 @@ __global__ void xpby_kernel(index_t n, const T* x, T beta, T* y) {
   if (i < n) y[i] = x[i] + beta * y[i];
 }
 
-// axpy_kernel twice and dot_partials on the new r in one pass: the same grid,
-// per-thread order and block tree as dot_partials, so the partials are its bits.
+// x += alpha·p with alpha = rz / pq, then (with z) p_next = z + beta·p with
+// beta = rz_next / rz: axpy_kernel's and xpby_kernel's expressions. p_next is p
+// itself or null (no z): each entry is read before it is written.
 template <typename T>
-__global__ void cg_update_partials(index_t n, const T* rz, const T* pq, const T* p, const T* q,
-                                   T* x, T* r, T* partial) {
-  using Reduce = cub::BlockReduce<T, reduce_threads>;
-  __shared__ typename Reduce::TempStorage storage;
+__global__ void cg_step_kernel(index_t n, const T* rz_next, const T* rz, const T* pq, const T* z,
+                               const T* p, T* p_next, T* x) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
   const T alpha = static_cast<T>(double(*rz) / double(*pq));
-  const T minus_alpha = -alpha;
-  T sum = T(0);
-  const index_t stride = gridDim.x * blockDim.x;
-  for (index_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    x[i] += alpha * p[i];
-    T ri = r[i];
-    ri += minus_alpha * q[i];
-    r[i] = ri;
-    sum += ri * ri;
-  }
-  const T block_sum = Reduce(storage).Sum(sum);
-  if (threadIdx.x == 0) partial[blockIdx.x] = block_sum;
+  const T pi = p[i];
+  x[i] += alpha * pi;
+  if (z) p_next[i] = z[i] + static_cast<T>(double(*rz_next) / double(*rz)) * pi;
 }
 
 template <typename T>
-__global__ void cg_direction_kernel(index_t n, const T* rz_next, const T* rz, const T* z, T* p) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  const T beta = static_cast<T>(double(*rz_next) / double(*rz));
-  if (i < n) p[i] = z[i] + beta * p[i];
+void cg_step(index_t n, const T* rz_next, const T* rz, const T* pq, const T* z, const T* p,
+             T* p_next, T* x, cudaStream_t stream) {
+  if (n == 0) return;
+  cg_step_kernel<<<blocks_for(n, reduce_threads), reduce_threads, 0, stream>>>(n, rz_next, rz, pq,
+                                                                               z, p, p_next, x);
+  BINAMG_CHECK_LAUNCH();
 }
 
 template <typename T>
@@ -101,13 +145,8 @@ template <typename T>
 void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBuffer<T>& scratch,
          cudaStream_t stream) {
   require_same_length(x, y, "dot");
-  const index_t n = static_cast<index_t>(x.size());
-  const int blocks = reduce_blocks(n);
-  require(scratch.size() >= std::size_t(blocks), "dot: the reduction scratch is too small");
-  dot_partials<<<blocks, reduce_threads, 0, stream>>>(n, x.data(), y.data(), scratch.data());
-  BINAMG_CHECK_LAUNCH();
-  sum_partials<<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), result);
-  BINAMG_CHECK_LAUNCH();
+  reduce(static_cast<index_t>(x.size()), DotTerm<T>{x.data(), y.data()}, result, scratch, "dot",
+         stream);
 }
 
 template <typename T>
@@ -119,31 +158,37 @@ T dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, cudaStream_t stream) {
 }
 
 template <typename T>
-void cg_update(const T* rz, const T* pq, const DeviceBuffer<T>& p, const DeviceBuffer<T>& q,
-               DeviceBuffer<T>& x, DeviceBuffer<T>& r, T* rr, DeviceBuffer<T>& scratch,
-               cudaStream_t stream) {
-  require_same_length(p, q, "cg_update");
-  require_same_length(p, x, "cg_update");
-  require_same_length(p, r, "cg_update");
-  const index_t n = static_cast<index_t>(p.size());
-  const int blocks = reduce_blocks(n);
-  require(scratch.size() >= std::size_t(blocks), "cg_update: the reduction scratch is too small");
-  cg_update_partials<<<blocks, reduce_threads, 0, stream>>>(n, rz, pq, p.data(), q.data(),
-                                                            x.data(), r.data(), scratch.data());
-  BINAMG_CHECK_LAUNCH();
-  sum_partials<<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), rr);
-  BINAMG_CHECK_LAUNCH();
+void cg_residual_update(const T* rz, const T* pq, const DeviceBuffer<T>& q, DeviceBuffer<T>& r,
+                        T* rr, DeviceBuffer<T>& scratch, cudaStream_t stream) {
+  require_same_length(q, r, "cg_residual_update");
+  reduce(static_cast<index_t>(r.size()), ResidualUpdateTerm<T>{rz, pq, q.data(), r.data()}, rr,
+         scratch, "cg_residual_update", stream);
 }
 
 template <typename T>
-void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, DeviceBuffer<T>& p,
-                  cudaStream_t stream) {
+void cg_direction(const T* rz_next, const T* rz, const T* pq, const DeviceBuffer<T>& z,
+                  DeviceBuffer<T>& p, DeviceBuffer<T>& x, cudaStream_t stream) {
   require_same_length(z, p, "cg_direction");
-  const index_t n = static_cast<index_t>(p.size());
-  if (n == 0) return;
-  cg_direction_kernel<<<blocks_for(n, reduce_threads), reduce_threads, 0, stream>>>(
-      n, rz_next, rz, z.data(), p.data());
-  BINAMG_CHECK_LAUNCH();
+  require_same_length(p, x, "cg_direction");
+  cg_step(static_cast<index_t>(p.size()), rz_next, rz, pq, z.data(), p.data(), p.data(), x.data(),
+          stream);
+}
+
+template <typename T>
+void cg_last_step(const T* rz, const T* pq, const DeviceBuffer<T>& p, DeviceBuffer<T>& x,
+                  cudaStream_t stream) {
+  require_same_length(p, x, "cg_last_step");
+  cg_step<T>(static_cast<index_t>(p.size()), nullptr, rz, pq, nullptr, p.data(), nullptr, x.data(),
+             stream);
+}
+
+void widen_with_dot(const DeviceBuffer<float>& z_float, DeviceBuffer<double>& z,
+                    const DeviceBuffer<double>& r, double* rz, DeviceBuffer<double>& scratch,
+                    cudaStream_t stream) {
+  require(z_float.size() == z.size(), "widen_with_dot: vectors differ in length");
+  require_same_length(z, r, "widen_with_dot");
+  reduce(static_cast<index_t>(z.size()), WidenTerm{z_float.data(), z.data(), r.data()}, rz, scratch,
+         "widen_with_dot", stream);
 }
 
 template <typename T>
@@ -177,17 +222,18 @@ void xpby(const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y, cudaStream_t str
   BINAMG_CHECK_LAUNCH();
 }
 
-#define BINAMG_INSTANTIATE(T)                                                               \
-  template T dot<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, cudaStream_t);          \
-  template void dot<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, T*, DeviceBuffer<T>&, \
-                       cudaStream_t);                                                      \
-  template void cg_update<T>(const T*, const T*, const DeviceBuffer<T>&,                    \
-                             const DeviceBuffer<T>&, DeviceBuffer<T>&, DeviceBuffer<T>&, T*,  \
-                             DeviceBuffer<T>&, cudaStream_t);                               \
-  template void cg_direction<T>(const T*, const T*, const DeviceBuffer<T>&, DeviceBuffer<T>&, \
-                                cudaStream_t);                                              \
-  template T norm2<T>(const DeviceBuffer<T>&, cudaStream_t);                                \
-  template void axpy<T>(T, const DeviceBuffer<T>&, DeviceBuffer<T>&, cudaStream_t);         \
+#define BINAMG_INSTANTIATE(T)                                                                 \
+  template T dot<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, cudaStream_t);            \
+  template void dot<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&, T*, DeviceBuffer<T>&,  \
+                       cudaStream_t);                                                         \
+  template void cg_residual_update<T>(const T*, const T*, const DeviceBuffer<T>&,             \
+                                      DeviceBuffer<T>&, T*, DeviceBuffer<T>&, cudaStream_t);  \
+  template void cg_direction<T>(const T*, const T*, const T*, const DeviceBuffer<T>&,         \
+                                DeviceBuffer<T>&, DeviceBuffer<T>&, cudaStream_t);            \
+  template void cg_last_step<T>(const T*, const T*, const DeviceBuffer<T>&, DeviceBuffer<T>&, \
+                                cudaStream_t);                                                \
+  template T norm2<T>(const DeviceBuffer<T>&, cudaStream_t);                                  \
+  template void axpy<T>(T, const DeviceBuffer<T>&, DeviceBuffer<T>&, cudaStream_t);           \
   template void xpby<T>(const DeviceBuffer<T>&, T, DeviceBuffer<T>&, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -69,18 +69,31 @@ template <typename T>
 void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBuffer<T>& scratch,
          cudaStream_t stream = nullptr);
 
-/// One pass: alpha = T(double(*rz) / double(*pq)), x += alpha·p, r −= alpha·q, and
-/// *rr = rᵀr of the new r. Bitwise what axpy(alpha, p, x), axpy(−alpha, q, r) and
-/// dot(r, r) give.
+/// One pass: alpha = T(double(*rz) / double(*pq)), r −= alpha·q, and *rr = rᵀr
+/// of the new r. Bitwise what axpy(−alpha, q, r) and dot(r, r) give. CG's x takes
+/// the same step later, in the pass that forms the next direction (cg_direction).
 template <typename T>
-void cg_update(const T* rz, const T* pq, const DeviceBuffer<T>& p, const DeviceBuffer<T>& q,
-               DeviceBuffer<T>& x, DeviceBuffer<T>& r, T* rr, DeviceBuffer<T>& scratch,
-               cudaStream_t stream = nullptr);
+void cg_residual_update(const T* rz, const T* pq, const DeviceBuffer<T>& q, DeviceBuffer<T>& r,
+                        T* rr, DeviceBuffer<T>& scratch, cudaStream_t stream = nullptr);
 
-/// p = z + beta·p with beta = T(double(*rz_next) / double(*rz)), bitwise xpby(z, beta, p).
+/// One pass: x += alpha·p with alpha = T(double(*rz) / double(*pq)), then p = z +
+/// beta·p with beta = T(double(*rz_next) / double(*rz)). Bitwise axpy(alpha, p, x)
+/// then xpby(z, beta, p).
 template <typename T>
-void cg_direction(const T* rz_next, const T* rz, const DeviceBuffer<T>& z, DeviceBuffer<T>& p,
+void cg_direction(const T* rz_next, const T* rz, const T* pq, const DeviceBuffer<T>& z,
+                  DeviceBuffer<T>& p, DeviceBuffer<T>& x, cudaStream_t stream = nullptr);
+
+/// x += alpha·p with alpha = T(double(*rz) / double(*pq)): CG's last step of x.
+template <typename T>
+void cg_last_step(const T* rz, const T* pq, const DeviceBuffer<T>& p, DeviceBuffer<T>& x,
                   cudaStream_t stream = nullptr);
+
+/// z = double(z_float) and *rz = rᵀz in one pass, bitwise what convert(z_float, z)
+/// (vector/convert.hpp) and dot(r, z) give: the mixed-precision CG's widened
+/// correction and its rᵀz.
+void widen_with_dot(const DeviceBuffer<float>& z_float, DeviceBuffer<double>& z,
+                    const DeviceBuffer<double>& r, double* rz, DeviceBuffer<double>& scratch,
+                    cudaStream_t stream = nullptr);
 #endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

@@ -12,6 +12,7 @@
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
+#include "binamg/smoothers/chebyshev.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
@@ -51,6 +52,8 @@ double row_tolerance() {
 // k values exercise the kernel shapes: lanes below a warp, one warp, two passes of
 // 64 columns with a ragged end.
 const index_t block_sizes[] = {3, 8, 32, 70};
+// The fused reductions also serve the vector CG (k = 1, spmv/row_stream.cuh).
+const index_t with_vector[] = {1, 3, 8, 32, 70};
 
 TYPED_TEST(BlockSolveGpu, BlockResidualAndJacobiMatchTheCpu) {
   BINAMG_REQUIRE_GPU();
@@ -114,7 +117,9 @@ TYPED_TEST(BlockSolveGpu, ColumnDotsMatchTheCpuAndRepeatBitwise) {
 }
 
 // The dots fused into the SpMM's epilogue: Y has the bits of the row-split SpMM,
-// the dots those of the CPU to rounding, and they repeat bitwise.
+// the dots those of the CPU to rounding, and they repeat bitwise. k = 1 is the
+// vector CG's q = A p with pᵀq (spmv/row_stream.cuh): this matrix's rows of
+// about 9 take lane pairs, its two dense rows a block each.
 TYPED_TEST(BlockSolveGpu, SpmmWithColumnDotsIsTheSpmmAndItsDots) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -125,12 +130,12 @@ TYPED_TEST(BlockSolveGpu, SpmmWithColumnDotsIsTheSpmmAndItsDots) {
   shape.dense_rows = 2;
   const CsrMatrix<T> A = testing::random_matrix<T>(shape, 51);
   const DeviceCsr<T> device_A = to_device(A);
-  for (index_t k : block_sizes) {
+  for (index_t k : with_vector) {
     const std::string what = "k = " + std::to_string(k);
     const std::vector<T> X = testing::random_vector<T>(std::size_t(A.rows) * k, 52);
     const DeviceBuffer<T> device_X = to_device(X);
     DeviceBuffer<T> expected_Y(X.size()), Y(X.size()), dots(k), again(k);
-    DeviceBuffer<T> partials(block_reduction_scratch_size(A.rows, k));
+    DeviceBuffer<T> partials(column_dots_scratch_size(device_A, k));
     spmm(device_A, device_X.data(), k, expected_Y.data(), SpmmAlgorithm::row_split);
     spmm_with_column_dots(device_A, device_X.data(), k, Y.data(), dots.data(), partials);
     spmm_with_column_dots(device_A, device_X.data(), k, Y.data(), again.data(), partials);
@@ -158,14 +163,14 @@ TYPED_TEST(BlockSolveGpu, JacobiWithColumnDotsIsJacobiAndItsDots) {
   const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_27, 9);
   const DeviceCsr<T> device_A = to_device(A);
   const DeviceBuffer<T> device_inverse = to_device(inverse_diagonal(A));
-  for (index_t k : block_sizes) {
+  for (index_t k : with_vector) {
     const std::string what = "k = " + std::to_string(k);
     const std::size_t entries = std::size_t(A.rows) * k;
     const std::vector<T> B = testing::random_vector<T>(entries, 61);
     const std::vector<T> X0 = testing::random_vector<T>(entries, 62);
     const DeviceBuffer<T> device_B = to_device(B);
     DeviceBuffer<T> expected = to_device(X0), X = to_device(X0), scratch(entries), dots(k);
-    DeviceBuffer<T> partials(block_reduction_scratch_size(A.rows, k));
+    DeviceBuffer<T> partials(column_dots_scratch_size(device_A, k));
     jacobi(device_A, device_inverse, T(0.6), device_B, expected, k, 2, scratch);
     jacobi_with_column_dots(device_A, device_inverse, T(0.6), device_B, X, k, 2, scratch,
                             dots.data(), partials);
@@ -173,6 +178,48 @@ TYPED_TEST(BlockSolveGpu, JacobiWithColumnDotsIsJacobiAndItsDots) {
     EXPECT_EQ(host_X, to_host(expected)) << what;
     expect_column_dots_near(B, host_X, k, to_host(dots), what);
   }
+}
+
+// The last Chebyshev step with bᵀx fused, from a guess and from zero (degree 1
+// from zero has no product with A: its dots are a pass of their own): x has
+// the bits of chebyshev(), the dots those of the CPU to rounding, and they
+// repeat bitwise.
+TYPED_TEST(BlockSolveGpu, ChebyshevWithColumnDotsIsChebyshevAndItsDots) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson3d_27, 9);
+  const DeviceCsr<T> device_A = to_device(A);
+  const DeviceBuffer<T> device_inverse = to_device(inverse_diagonal(A));
+  for (int degree : {1, 3})
+    for (bool zero_guess : {false, true})
+      for (index_t k : with_vector) {
+        const std::string what = "k = " + std::to_string(k) + ", degree " + std::to_string(degree) +
+                                 (zero_guess ? ", from zero" : "");
+        const ChebyshevSteps steps = chebyshev_steps(1.9, degree, 0.3);
+        const std::size_t entries = std::size_t(A.rows) * k;
+        const std::vector<T> B = testing::random_vector<T>(entries, 63);
+        const std::vector<T> X0 = testing::random_vector<T>(entries, 64);
+        const DeviceBuffer<T> device_B = to_device(B);
+        DeviceBuffer<T> expected = to_device(X0), X = to_device(X0), scratch(entries),
+                        direction(entries), dots(k), again(k);
+        DeviceBuffer<T> partials(column_dots_scratch_size(device_A, k));
+        chebyshev(device_A, device_inverse, steps, device_B, expected, k, zero_guess, scratch,
+                  direction);
+        chebyshev_with_column_dots(device_A, device_inverse, steps, device_B, X, k, zero_guess,
+                                   scratch, direction, dots.data(), partials);
+        const std::vector<T> host_X = to_host(X);
+        EXPECT_EQ(host_X, to_host(expected)) << what;
+        expect_column_dots_near(B, host_X, k, to_host(dots), what);
+        X = to_device(X0);
+        chebyshev_with_column_dots(device_A, device_inverse, steps, device_B, X, k, zero_guess,
+                                   scratch, direction, again.data(), partials);
+        EXPECT_EQ(to_host(dots), to_host(again)) << what;
+      }
+  DeviceBuffer<T> X(A.rows), scratch(A.rows), direction(A.rows), dots(1), small(1);
+  const DeviceBuffer<T> B(A.rows);
+  EXPECT_THROW(chebyshev_with_column_dots(device_A, device_inverse, chebyshev_steps(1.9, 2, 0.3), B,
+                                          X, 1, false, scratch, direction, dots.data(), small),
+               InvalidInput);
 }
 
 // The block CG's passes against the same arithmetic on the host: stopped

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "binamg/problems/poisson.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/vector_ops.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 #include "support/row_chains.hpp"
@@ -272,6 +276,57 @@ TYPED_TEST(SpmmGpu, RejectsNonPositiveColumnCount) {
   DeviceBuffer<T> X(10), Y(10);
   EXPECT_THROW(spmm(dA, X.data(), 0, Y.data()), InvalidInput);
   EXPECT_THROW(spmm(dA, static_cast<const T*>(nullptr), 1, Y.data()), InvalidInput);
+}
+
+// The vector CG's q = A p with pᵀq in one pass (spmv/row_stream.cuh's fused
+// sums), on every shape of the vector kernels, from the index array and from
+// packed columns: y has the bits of the row-split SpMV, the dot is the CPU's
+// to rounding and repeats bitwise. Shapes: a 2D stencil and rows of about 6
+// with empty ones (a lane a row), rows of about 30 and 60 (4 and 8 lanes a
+// row), rows of about 100 (a warp a row, unstaged) and a 30000-entry row
+// among short ones (a block for it).
+TYPED_TEST(SpmmGpu, VectorSpmvWithDotIsTheSpmvAndItsDot) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<CsrMatrix<T>> matrices;
+  matrices.push_back(poisson<T>(Stencil::poisson2d_5, 300));
+  const RandomMatrixShape square_shapes[] = {{20000, 20000, 6, 0.2, 0, false},
+                                             {8000, 8000, 30, 0.0, 0, false},
+                                             {5000, 5000, 60, 0.0, 0, false},
+                                             {4000, 4000, 100, 0.0, 0, false},
+                                             {30000, 30000, 6, 0.0, 1, false}};
+  std::uint64_t seed = 500;
+  for (const auto& shape : square_shapes)
+    matrices.push_back(testing::random_matrix<T>(shape, seed++));
+  for (const CsrMatrix<T>& A : matrices) {
+    const std::vector<T> x = testing::random_vector<T>(A.cols, seed++);
+    const DeviceBuffer<T> dx = to_device(x);
+    for (int packed = 0; packed < 2; ++packed) {
+      DeviceCsr<T> dA = to_device(A);
+      if (packed) {
+        prepare_for_row_kernels(dA, nullptr, 0);
+        ASSERT_TRUE(dA.packed.describe(dA.col_idx)) << A.rows;
+      }
+      const std::string what = std::to_string(A.rows) + (packed ? " rows, packed" : " rows");
+      DeviceBuffer<T> expected(A.rows), y(A.rows), pq(1), again(1);
+      DeviceBuffer<T> partials(column_dots_scratch_size(dA, 1));
+      spmm(dA, dx.data(), 1, expected.data(), SpmmAlgorithm::row_split);
+      spmm_with_column_dots(dA, dx.data(), 1, y.data(), pq.data(), partials);
+      spmm_with_column_dots(dA, dx.data(), 1, y.data(), again.data(), partials);
+      const std::vector<T> host_y = to_host(y);
+      EXPECT_EQ(host_y, to_host(expected)) << what;
+      EXPECT_EQ(to_host(pq), to_host(again)) << what;
+      double magnitude = 0;
+      for (index_t i = 0; i < A.rows; ++i) magnitude += std::abs(double(x[i]) * host_y[i]);
+      EXPECT_NEAR(double(dot(x, host_y)), double(to_host(pq)[0]),
+                  64 * std::numeric_limits<T>::epsilon() * magnitude)
+          << what;
+      DeviceBuffer<T> small(column_dots_scratch_size(dA, 1) - 1);
+      EXPECT_THROW(spmm_with_column_dots(dA, dx.data(), 1, y.data(), pq.data(), small),
+                   InvalidInput)
+          << what;
+    }
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/convert.hpp"
 #include "binamg/vector/vector_ops.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
@@ -130,45 +131,70 @@ TYPED_TEST(VectorOpsGpu, NormsNeitherOverflowNorUnderflowAndMatchTheHost) {
   EXPECT_EQ(column_max_abs(to_device(extremes), 2), column_max_abs(extremes, 2));
 }
 
-TYPED_TEST(VectorOpsGpu, CgUpdateIsTwoAxpysAndADotBitwise) {
+TYPED_TEST(VectorOpsGpu, CgResidualUpdateIsAnAxpyAndADotBitwise) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   for (std::size_t n : lengths) {
-    const auto p = to_device(testing::random_vector<T>(n, 61));
     const auto q = to_device(testing::random_vector<T>(n, 62));
-    const std::vector<T> x0 = testing::random_vector<T>(n, 63);
     const std::vector<T> r0 = testing::random_vector<T>(n, 64);
     const T rz = T(0.8125), pq = T(1.3);
     // The host-synchronised step of pcg.
-    auto x_expected = to_device(x0), r_expected = to_device(r0);
-    const T alpha = static_cast<T>(double(rz) / double(pq));
-    axpy(alpha, p, x_expected);
-    axpy(-alpha, q, r_expected);
+    auto r_expected = to_device(r0);
+    axpy(-static_cast<T>(double(rz) / double(pq)), q, r_expected);
     const T rr_expected = dot(r_expected, r_expected);
     // The fused step on device scalars.
-    auto x = to_device(x0), r = to_device(r0);
+    auto r = to_device(r0);
     const auto device_rz = scalar(rz), device_pq = scalar(pq);
     DeviceBuffer<T> rr(1), scratch(reduction_scratch_size(static_cast<index_t>(n)));
-    cg_update(device_rz.data(), device_pq.data(), p, q, x, r, rr.data(), scratch);
-    EXPECT_EQ(to_host(x), to_host(x_expected)) << "n=" << n;
+    cg_residual_update(device_rz.data(), device_pq.data(), q, r, rr.data(), scratch);
     EXPECT_EQ(to_host(r), to_host(r_expected)) << "n=" << n;
     EXPECT_EQ(to_host(rr)[0], rr_expected) << "n=" << n;
   }
 }
 
-TYPED_TEST(VectorOpsGpu, CgDirectionIsXpbyBitwise) {
+// x's deferred step and the next direction in one pass, and the last step alone.
+TYPED_TEST(VectorOpsGpu, CgDirectionIsAnAxpyThenXpbyBitwise) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   const std::size_t n = 100003;
   const auto z = to_device(testing::random_vector<T>(n, 71));
   const std::vector<T> p0 = testing::random_vector<T>(n, 72);
-  const T rz_next = T(0.37), rz = T(0.91);
-  auto expected = to_device(p0);
-  xpby(z, static_cast<T>(double(rz_next) / double(rz)), expected);
-  auto p = to_device(p0);
-  const auto device_next = scalar(rz_next), device_rz = scalar(rz);
-  cg_direction(device_next.data(), device_rz.data(), z, p);
-  EXPECT_EQ(to_host(p), to_host(expected));
+  const std::vector<T> x0 = testing::random_vector<T>(n, 73);
+  const T rz_next = T(0.37), rz = T(0.91), pq = T(1.7);
+  auto p_expected = to_device(p0), x_expected = to_device(x0);
+  axpy(static_cast<T>(double(rz) / double(pq)), p_expected, x_expected);
+  xpby(z, static_cast<T>(double(rz_next) / double(rz)), p_expected);
+  auto p = to_device(p0), x = to_device(x0);
+  const auto device_next = scalar(rz_next), device_rz = scalar(rz), device_pq = scalar(pq);
+  cg_direction(device_next.data(), device_rz.data(), device_pq.data(), z, p, x);
+  EXPECT_EQ(to_host(p), to_host(p_expected));
+  EXPECT_EQ(to_host(x), to_host(x_expected));
+
+  auto x_last_expected = to_device(x0), x_last = to_device(x0);
+  const auto p_last = to_device(p0);
+  axpy(static_cast<T>(double(rz) / double(pq)), p_last, x_last_expected);
+  cg_last_step(device_rz.data(), device_pq.data(), p_last, x_last);
+  EXPECT_EQ(to_host(x_last), to_host(x_last_expected));
+  EXPECT_EQ(to_host(p_last), p0);
+}
+
+// The mixed CG's widened correction and its rᵀz: convert, then dot, bitwise.
+TEST(VectorOpsGpuMixed, WidenWithDotIsConvertThenDotBitwise) {
+  BINAMG_REQUIRE_GPU();
+  for (std::size_t n : lengths) {
+    const auto z_float = to_device(testing::random_vector<float>(n, 81));
+    const auto r = to_device(testing::random_vector<double>(n, 82));
+    DeviceBuffer<double> z_expected(n), z(n), rz(1);
+    convert(z_float, z_expected);
+    const double rz_expected = dot(r, z_expected);
+    DeviceBuffer<double> scratch(reduction_scratch_size(static_cast<index_t>(n)));
+    widen_with_dot(z_float, z, r, rz.data(), scratch);
+    EXPECT_EQ(to_host(z), to_host(z_expected)) << "n=" << n;
+    EXPECT_EQ(to_host(rz)[0], rz_expected) << "n=" << n;
+  }
+  DeviceBuffer<float> short_z(3);
+  DeviceBuffer<double> z(4), r(4), rz(1), scratch(8);
+  EXPECT_THROW(widen_with_dot(short_z, z, r, rz.data(), scratch), InvalidInput);
 }
 
 TYPED_TEST(VectorOpsGpu, TooSmallScratchIsRejected) {
