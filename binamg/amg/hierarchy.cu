@@ -54,15 +54,18 @@ struct DeviceSteps {
 
   // The kernels that sweep a matrix's rows skip their look for rows long
   // enough to need a whole block once the longest row is known
-  // (row_split::long_rows_of), and read packed columns where they pay: every
-  // matrix a cycle multiplies records the one and is judged for the other,
-  // once per column storage (a refresh refilling a matrix in place keeps both).
+  // (row_split::long_rows_of), and read packed columns and coded values where
+  // they pay: every matrix a cycle multiplies records the one and is judged for
+  // the others, once per column storage and once per value storage. A refresh
+  // refilling a matrix in place keeps its pattern's facts, but its values are
+  // new: `rewritten` codes them again.
   Matrix recorded(Matrix M) {
     if (M.max_row_length < 0) M.max_row_length = max_row_length(M, stream);
     return M;
   }
-  Matrix prepared(Matrix M) {
+  Matrix prepared(Matrix M, bool rewritten = false) {
     if (M.max_row_length < 0 || !M.packed.judged_for(M.col_idx)) prepare_for_row_kernels(M, stream);
+    if (rewritten || !M.coded.judged_for(M.values)) code_values(M, stream);
     return M;
   }
   Matrix own(const Matrix& A) {
@@ -140,7 +143,7 @@ struct DeviceSteps {
     if (refill != nullptr && in_place(kept->prolongator)) {
       refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill,
                                   kept->prolongator.entry_rows, stream);
-      return std::move(*refill);
+      return prepared(std::move(*refill), true);
     }
     SpgemmReport report;
     Matrix P =
@@ -153,7 +156,7 @@ struct DeviceSteps {
     if (kept->transpose_order.empty())
       return prepared(binamg::transpose(P, stream, &kept->transpose_order));
     transpose_values(P, kept->transpose_order, *refill, stream);
-    return std::move(*refill);
+    return prepared(std::move(*refill), true);
   }
   // A product formed whole (learning its path where `how` is given) or refilled.
   Matrix product(const Matrix& X, const Matrix& Y, Matrix* refill, ProductRefill* how) {
@@ -175,8 +178,9 @@ struct DeviceSteps {
     const bool held = !kept->middle.row_ptr.empty();
     kept->middle = product(right ? A : R, right ? P : A, held ? &kept->middle : nullptr,
                            &kept->middle_product);
+    // Formed whole, it has new value storage; refilled, its values are new in place.
     return prepared(
-        product(right ? R : kept->middle, right ? kept->middle : P, refill, &kept->coarse));
+        product(right ? R : kept->middle, right ? kept->middle : P, refill, &kept->coarse), true);
   }
   void refill_values(Matrix& finest, const Matrix& A) {
     require_consistent(A, "refresh: A");
@@ -186,6 +190,7 @@ struct DeviceSteps {
     if (A.nnz() > 0)
       BINAMG_CUDA_CHECK(cudaMemcpyAsync(finest.values.data(), A.values.data(),
                                         sizeof(T) * A.nnz(), cudaMemcpyDeviceToDevice, stream));
+    code_values(finest, stream);  // the old codes describe the old values
   }
   double largest_diagonal(const Matrix&, const Diagonal& d) {
     return double(column_max_abs(d.diagonal, 1, stream)[0]);

@@ -12,6 +12,7 @@
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/sparse/coded_values.hpp"
 #include "binamg/sparse/csr.hpp"
 #include "binamg/sparse/packed_columns.hpp"
 
@@ -35,6 +36,10 @@ struct DeviceCsr {
   // prepare_for_row_kernels() judged it worth it; read only while they
   // describe col_idx.
   PackedColumns packed;
+  // The values coded to 8 bits for the row kernels, where code_values() found
+  // few enough distinct ones; read only while they describe `values`. Whoever
+  // rewrites the values in place must code them again (or clear them).
+  CodedValues<T> coded;
 
   index_t nnz() const { return static_cast<index_t>(col_idx.size()); }
 
@@ -43,6 +48,7 @@ struct DeviceCsr {
     col_idx = DeviceBuffer<index_t>(count, stream, what);
     values = DeviceBuffer<T>(count, stream, what);
     packed = {};
+    coded = {};
   }
 };
 
@@ -136,6 +142,17 @@ index_t max_row_length(const DeviceCsr<T>& A, cudaStream_t stream = nullptr) {
 template <typename T>
 void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
                              std::int64_t min_entries = packed_min_entries);
+
+/// Codes M's values into M.coded where M has at least min_entries nonzeros and
+/// at most coded_table_size distinct values (bit patterns), else leaves no
+/// codes; marks M's value storage judged either way. One read-back (synchronizes
+/// `stream`) where the size qualifies. For matrices a hierarchy owns and
+/// multiplies again and again (see sparse/coded_values.hpp): the row kernels
+/// then read the codes, with the same results. Codes anew where the values
+/// were rewritten in place.
+template <typename T>
+void code_values(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
+                 std::int64_t min_entries = packed_min_entries);
 
 /// The first row in which two device patterns of `rows` rows differ (its
 /// length or a column), or -1; synchronizes `stream`.

@@ -58,11 +58,11 @@ index_t long_rows_of(const DeviceCsr<T>& A, int L) {
 
 /// Σ_k a_k·x_of(c_k) over [begin, end): lane l takes entries l, l+L, ... in order,
 /// then the group adds its partials in a fixed shuffle tree; lane 0 holds the
-/// sum. The same bits on every run. `Sum` is the accumulation type; col_idx is
-/// the index array or what indexes like it (row_stream.cuh's packed columns).
-template <typename Sum, int L, typename T, typename Cols, typename Gather>
-__device__ Sum row_sum(index_t begin, index_t end, Cols col_idx, const T* __restrict__ values,
-                       Gather x_of) {
+/// sum. The same bits on every run. `Sum` is the accumulation type; col_idx and
+/// values are the arrays or what indexes like them (row_stream.cuh's packed
+/// columns and coded values).
+template <typename Sum, int L, typename Cols, typename Vals, typename Gather>
+__device__ Sum row_sum(index_t begin, index_t end, Cols col_idx, Vals values, Gather x_of) {
   const int lane = threadIdx.x % L;
   Sum sum = 0;
   for (index_t k = begin + lane; k < end; k += L) {

@@ -9,7 +9,9 @@
 // the copy bandwidth (docs/experiments.md). Every k = 1 kernel that sums A's rows
 // against a vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ
 // estimate) runs through launch(), so they share one summation order: a fused step
-// gives the bits of the calls it replaces.
+// gives the bits of the calls it replaces. They read a matrix's packed columns
+// and coded values where it has them (sparse/packed_columns.hpp,
+// sparse/coded_values.hpp): the same columns and values, so the same bits.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -69,6 +71,15 @@ struct PackedColumnsView {
   }
 };
 
+/// A's values as a kernel reads them from their codes (sparse/coded_values.hpp):
+/// table[code[e]], the value itself.
+template <typename T>
+struct CodedValuesView {
+  const std::uint8_t* __restrict__ code;
+  const T* __restrict__ table;
+  __device__ T operator[](std::int64_t e) const { return table[code[e]]; }
+};
+
 /// Rows per block for A: the largest power of two (8..256) whose mean share of
 /// nonzeros fits one tile. Fixed per matrix, so the summation order is too.
 inline int rows_per_block(index_t rows, std::int64_t nnz) {
@@ -86,10 +97,10 @@ inline bool staged(index_t rows, std::int64_t nnz) {
 /// Rows [first_row, first_row + block_rows) of the block a warp each (warp w
 /// takes rows w, w + 8, ...), 32 lanes per row (row_split::row_sum's order),
 /// except rows longer than long_row (left to block_row_sum).
-template <typename Sum, typename T, typename Cols, typename Gather, typename Finish>
+template <typename Sum, typename Cols, typename Vals, typename Gather, typename Finish>
 __device__ void warp_per_row(std::int64_t first_row, int block_rows, const index_t* bounds,
-                             index_t long_row, Cols col_idx, const T* __restrict__ values,
-                             const Gather& x_of, const Finish& finish) {
+                             index_t long_row, Cols col_idx, Vals values, const Gather& x_of,
+                             const Finish& finish) {
   for (int r = threadIdx.x / 32; r < block_rows; r += warps) {
     if (bounds[r + 1] - bounds[r] > long_row) continue;
     const Sum sum = row_split::row_sum<Sum, 32>(bounds[r], bounds[r + 1], col_idx, values, x_of);
@@ -101,8 +112,8 @@ __device__ void warp_per_row(std::int64_t first_row, int block_rows, const index
 /// t, t + threads, … in order, each warp adds its lanes in a fixed shuffle tree
 /// and thread 0 the warps in order (through `shared`, one entry per warp). The
 /// sum is thread 0's; every thread must call it.
-template <typename Sum, typename T, typename Cols, typename Gather>
-__device__ Sum block_row_sum(index_t begin, index_t end, Cols col_idx, const T* __restrict__ values,
+template <typename Sum, typename Cols, typename Vals, typename Gather>
+__device__ Sum block_row_sum(index_t begin, index_t end, Cols col_idx, Vals values,
                              const Gather& x_of, Sum* shared) {
   Sum sum = 0;
   for (index_t e = begin + threadIdx.x; e < end; e += threads)
@@ -125,9 +136,10 @@ __device__ Sum block_row_sum(index_t begin, index_t end, Cols col_idx, const T* 
 /// Chebyshev steps on the finest levels of the stencils (H200). On longer rows
 /// (G > 1) that schedule measured no faster or slower, so they load and gather
 /// entry by entry (docs/experiments.md). The products are the same either way.
-template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Gather>
-__device__ void stage_products(std::int64_t pass, int count, Cols col_idx,
-                               const T* __restrict__ values, const Gather& x_of, Sum* products) {
+template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Vals,
+          typename Gather>
+__device__ void stage_products(std::int64_t pass, int count, Cols col_idx, Vals values,
+                               const Gather& x_of, Sum* products) {
   if constexpr (G == 1 && EarlyLoads) {
     index_t cols[loads_per_thread];
     T vals[loads_per_thread];
@@ -159,11 +171,11 @@ constexpr bool returns_sum =
 
 /// Rows [first_row, first_row + R) summed from `tile`-entry passes staged in
 /// `products` (see row_sums_kernel); finish on each row group's lane 0.
-template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Gather,
-          typename Finish>
+template <typename Sum, int G, bool EarlyLoads, typename T, typename Cols, typename Vals,
+          typename Gather, typename Finish>
 __device__ void staged_rows(std::int64_t first_row, int block_rows, const index_t* bounds,
-                            Cols col_idx, const T* __restrict__ values, const Gather& x_of,
-                            const Finish& finish, Sum* products) {
+                            Cols col_idx, Vals values, const Gather& x_of, const Finish& finish,
+                            Sum* products) {
   const std::int64_t block_begin = bounds[0], block_end = bounds[block_rows];
   const int local_row = threadIdx.x / G, lane = threadIdx.x % G;
   const bool has_row = local_row < block_rows;
@@ -172,7 +184,7 @@ __device__ void staged_rows(std::int64_t first_row, int block_rows, const index_
   Sum sum = 0;
   for (std::int64_t pass = block_begin; pass < block_end; pass += tile) {
     const int count = static_cast<int>(std::min<std::int64_t>(tile, block_end - pass));
-    stage_products<Sum, G, EarlyLoads>(pass, count, col_idx, values, x_of, products);
+    stage_products<Sum, G, EarlyLoads, T>(pass, count, col_idx, values, x_of, products);
     __syncthreads();
     // This lane's first entry at or after the pass start, then every G-th.
     std::int64_t e = begin + lane;
@@ -206,11 +218,11 @@ __device__ void staged_rows(std::int64_t first_row, int block_rows, const index_
 /// block's total in CUB's fixed tree: which thread finishes which row depends
 /// on A's shape alone, so the bits do too.
 template <typename Sum, int G, bool Staged, bool LongRows, bool EarlyLoads, typename T,
-          typename Columns, typename Gather, typename Finish>
+          typename Columns, typename Values, typename Gather, typename Finish>
 __global__ void __launch_bounds__(threads,
                                   G == 1 && EarlyLoads && !LongRows ? full_occupancy_blocks : 0)
     row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
-                    Columns columns, const T* __restrict__ values, Gather x_of, Finish finish,
+                    Columns columns, Values values, Gather x_of, Finish finish,
                     Sum* __restrict__ partial) {
   constexpr int R = threads / G;
   constexpr bool sums = returns_sum<Sum, Finish>;
@@ -248,8 +260,8 @@ __global__ void __launch_bounds__(threads,
       }
     }
   } else {
-    staged_rows<Sum, G, EarlyLoads>(first_row, block_rows, bounds, col_idx, values, x_of,
-                                    finish_row, products);
+    staged_rows<Sum, G, EarlyLoads, T>(first_row, block_rows, bounds, col_idx, values, x_of,
+                                       finish_row, products);
   }
   if constexpr (sums) {
     using Reduce = cub::BlockReduce<Sum, threads>;
@@ -260,17 +272,29 @@ __global__ void __launch_bounds__(threads,
 }
 
 template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
-          typename Gather, typename Finish>
-void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
-                    const Finish& finish, Sum* partial, cudaStream_t stream) {
+          typename Values, typename Gather, typename Finish>
+void launch_entries(const DeviceCsr<T>& A, const Columns& columns, const Values& values,
+                    const Gather& x_of, const Finish& finish, Sum* partial, cudaStream_t stream) {
   const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
   const auto kernel =
       long_row == row_split::no_long_rows
-          ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Gather, Finish>
-          : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Columns, Gather, Finish>;
+          ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Values, Gather, Finish>
+          : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Columns, Values, Gather, Finish>;
   kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
-      A.rows, long_row, A.row_ptr.data(), columns, A.values.data(), x_of, finish, partial);
+      A.rows, long_row, A.row_ptr.data(), columns, values, x_of, finish, partial);
   BINAMG_CHECK_LAUNCH();
+}
+
+template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
+          typename Gather, typename Finish>
+void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
+                    const Finish& finish, Sum* partial, cudaStream_t stream) {
+  if (A.coded.describe(A.values))
+    return launch_entries<Sum, G, Staged, EarlyLoads, T>(
+        A, columns, CodedValuesView<T>{A.coded.code.data(), A.coded.table.data()}, x_of, finish,
+        partial, stream);
+  launch_entries<Sum, G, Staged, EarlyLoads, T>(A, columns, A.values.data(), x_of, finish, partial,
+                                                stream);
 }
 
 template <typename Sum, int G, bool Staged = true, bool EarlyLoads = true, typename T,

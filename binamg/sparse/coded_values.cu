@@ -1,0 +1,156 @@
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
+#include "binamg/sparse/device_csr.hpp"
+
+namespace binamg {
+namespace {
+
+constexpr int code_threads = 256;
+constexpr int max_code_blocks = 1024;
+// Open addressing at most half full: a lookup ends within a few probes.
+constexpr int table_slots = 2 * coded_table_size;
+// No value has this bit pattern in float (32 bits); in double it is a NaN,
+// which a hierarchy's matrices never hold, and such a value declines the codes.
+constexpr unsigned long long empty_slot = ~0ull;
+
+// What the one read-back brings home: the distinct bit patterns found (in a
+// table of table_slots, empty_slot where free), and whether there were more
+// than coded_table_size.
+struct DistinctValues {
+  unsigned long long slot[table_slots];
+  int count;
+  int overflow;
+};
+
+template <typename T>
+__device__ unsigned long long bits_of(T value) {
+  if constexpr (sizeof(T) == 8)
+    return static_cast<unsigned long long>(__double_as_longlong(value));
+  else
+    return __float_as_uint(value);
+}
+
+__device__ int home_slot(unsigned long long key) {
+  return static_cast<int>((key * 0x9E3779B97F4A7C15ull) >> 55) % table_slots;
+}
+
+// Adds key to the table unless it is there: true when this call added it.
+__device__ bool insert(unsigned long long* table, unsigned long long key) {
+  int s = home_slot(key);
+  for (int probe = 0; probe < table_slots; ++probe, s = (s + 1) % table_slots) {
+    unsigned long long seen = *static_cast<volatile unsigned long long*>(table + s);
+    if (seen == empty_slot) seen = atomicCAS(table + s, empty_slot, key);
+    if (seen == empty_slot) return true;
+    if (seen == key) return false;
+  }
+  return false;  // unreachable: the table never holds more than coded_table_size keys
+}
+
+// Each block gathers the distinct values of its share in shared memory, then
+// adds them to the global table; any block seeing more than coded_table_size
+// (alone or in the global count) raises overflow, and every block stops early
+// once it is raised.
+template <typename T>
+__global__ void collect_distinct(std::int64_t n, const T* values, DistinctValues* found) {
+  __shared__ unsigned long long table[table_slots];
+  __shared__ int count, full;
+  for (int s = threadIdx.x; s < table_slots; s += code_threads) table[s] = empty_slot;
+  if (threadIdx.x == 0) {
+    count = 0;
+    full = *static_cast<volatile int*>(&found->overflow);
+  }
+  __syncthreads();
+  const std::int64_t stride = std::int64_t(gridDim.x) * code_threads;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * code_threads + threadIdx.x;
+       e < n && !*static_cast<volatile int*>(&full); e += stride) {
+    const unsigned long long key = bits_of(values[e]);
+    if (key == empty_slot || (insert(table, key) && atomicAdd(&count, 1) >= coded_table_size)) {
+      full = 1;
+      atomicExch(&found->overflow, 1);
+    }
+  }
+  __syncthreads();
+  if (full) return;
+  for (int s = threadIdx.x; s < table_slots; s += code_threads)
+    if (table[s] != empty_slot && insert(found->slot, table[s]) &&
+        atomicAdd(&found->count, 1) >= coded_table_size)
+      atomicExch(&found->overflow, 1);
+}
+
+// A thread per entry: the index of its value's bit pattern in the ascending
+// table (a binary search over at most coded_table_size keys in shared memory).
+template <typename T>
+__global__ void encode(std::int64_t n, const T* values, const unsigned long long* keys, int count,
+                       std::uint8_t* code) {
+  __shared__ unsigned long long table[coded_table_size];
+  for (int s = threadIdx.x; s < count; s += code_threads) table[s] = keys[s];
+  __syncthreads();
+  const std::int64_t e = std::int64_t(blockIdx.x) * code_threads + threadIdx.x;
+  if (e >= n) return;
+  const unsigned long long key = bits_of(values[e]);
+  int low = 0, high = count - 1;  // the key is in the table
+  while (low < high) {
+    const int middle = (low + high) / 2;
+    if (table[middle] < key)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  code[e] = static_cast<std::uint8_t>(low);
+}
+
+template <typename T>
+T value_of(unsigned long long bits) {
+  T value;
+  if constexpr (sizeof(T) == 8) {
+    std::memcpy(&value, &bits, sizeof(T));
+  } else {
+    const auto narrow = static_cast<std::uint32_t>(bits);
+    std::memcpy(&value, &narrow, sizeof(T));
+  }
+  return value;
+}
+
+}  // namespace
+
+template <typename T>
+void code_values(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t min_entries) {
+  M.coded = {};
+  M.coded.judged = M.values.data();
+  const std::int64_t n = M.nnz();
+  if (n == 0 || n < min_entries) return;
+  DeviceBuffer<DistinctValues> found(1, stream, "distinct values");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(found.data(), 0xFF, sizeof(found.data()->slot), stream));
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(&found.data()->count, 0, 2 * sizeof(int), stream));
+  const int blocks =
+      static_cast<int>(std::min<std::int64_t>(blocks_for(n, code_threads), max_code_blocks));
+  collect_distinct<<<blocks, code_threads, 0, stream>>>(n, M.values.data(), found.data());
+  BINAMG_CHECK_LAUNCH();
+  DistinctValues host;
+  read_back(&host, found.data(), sizeof(DistinctValues), stream);
+  if (host.overflow) return;
+  std::vector<unsigned long long> keys;
+  for (unsigned long long key : host.slot)
+    if (key != empty_slot) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  std::vector<T> table(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) table[i] = value_of<T>(keys[i]);
+  const DeviceBuffer<unsigned long long> device_keys = to_device(keys, stream);
+  CodedValues<T> coded;
+  coded.table = to_device(table, stream);
+  coded.code = DeviceBuffer<std::uint8_t>(n, stream, "coded values");
+  encode<<<blocks_for(n, code_threads), code_threads, 0, stream>>>(
+      n, M.values.data(), device_keys.data(), static_cast<int>(keys.size()), coded.code.data());
+  BINAMG_CHECK_LAUNCH();
+  coded.judged = M.values.data();
+  M.coded = std::move(coded);
+}
+
+template void code_values<float>(DeviceCsr<float>&, cudaStream_t, std::int64_t);
+template void code_values<double>(DeviceCsr<double>&, cudaStream_t, std::int64_t);
+
+}  // namespace binamg
