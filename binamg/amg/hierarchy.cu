@@ -54,23 +54,27 @@ struct DeviceSteps {
 
   // The kernels that sweep a matrix's rows skip their look for rows long
   // enough to need a whole block once the longest row is known
-  // (row_split::long_rows_of), and read packed columns and coded values where
-  // they pay: every matrix a cycle multiplies records the one and is judged for
-  // the others, once per column storage and once per value storage. A refresh
-  // refilling a matrix in place keeps its pattern's facts, but its values are
-  // new: `rewritten` codes them again.
+  // (row_split::long_rows_of), and read packed columns where they pay: every
+  // matrix a cycle multiplies records the one and is judged for the other,
+  // once per column storage (a refresh refilling a matrix in place keeps both).
   Matrix recorded(Matrix M) {
     if (M.max_row_length < 0) M.max_row_length = max_row_length(M, stream);
     return M;
   }
-  Matrix prepared(Matrix M, bool rewritten = false) {
+  Matrix prepared(Matrix M) {
     if (M.max_row_length < 0 || !M.packed.judged_for(M.col_idx)) prepare_for_row_kernels(M, stream);
-    if (rewritten || !M.coded.judged_for(M.values)) code_values(M, stream);
     return M;
   }
+  // The finest matrix also has its values coded where they are few
+  // (sparse/coded_values.hpp): it is the largest and an iteration sweeps it
+  // five times. Judging the transfers and coarser matrices too (Galerkin
+  // products, rarely of few values) cost the setup more than it saved the
+  // solve (docs/experiments.md).
   Matrix own(const Matrix& A) {
     require_consistent(A, "build_hierarchy: A");
-    return prepared(copy_of(A, stream));
+    Matrix M = prepared(copy_of(A, stream));
+    code_values(M, stream);
+    return M;
   }
   Diagonal diagonal(const Matrix& A, const std::string& what) {
     Diagonal d{binamg::diagonal(A, stream), {}};
@@ -143,7 +147,7 @@ struct DeviceSteps {
     if (refill != nullptr && in_place(kept->prolongator)) {
       refill_smoothed_prolongator(A, d.diagonal, tentative, omega, *refill,
                                   kept->prolongator.entry_rows, stream);
-      return prepared(std::move(*refill), true);
+      return std::move(*refill);
     }
     SpgemmReport report;
     Matrix P =
@@ -156,7 +160,7 @@ struct DeviceSteps {
     if (kept->transpose_order.empty())
       return prepared(binamg::transpose(P, stream, &kept->transpose_order));
     transpose_values(P, kept->transpose_order, *refill, stream);
-    return prepared(std::move(*refill), true);
+    return std::move(*refill);
   }
   // A product formed whole (learning its path where `how` is given) or refilled.
   Matrix product(const Matrix& X, const Matrix& Y, Matrix* refill, ProductRefill* how) {
@@ -178,9 +182,8 @@ struct DeviceSteps {
     const bool held = !kept->middle.row_ptr.empty();
     kept->middle = product(right ? A : R, right ? P : A, held ? &kept->middle : nullptr,
                            &kept->middle_product);
-    // Formed whole, it has new value storage; refilled, its values are new in place.
     return prepared(
-        product(right ? R : kept->middle, right ? kept->middle : P, refill, &kept->coarse), true);
+        product(right ? R : kept->middle, right ? kept->middle : P, refill, &kept->coarse));
   }
   void refill_values(Matrix& finest, const Matrix& A) {
     require_consistent(A, "refresh: A");
