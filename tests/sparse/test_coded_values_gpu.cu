@@ -14,7 +14,7 @@
 #include "binamg/problems/poisson.hpp"
 #include "binamg/problems/scaled.hpp"
 #include "binamg/sparse/device_csr.hpp"
-#include "binamg/spmv/spmv.hpp"
+#include "support/device_row_sums.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 
@@ -31,26 +31,9 @@ bool is_coded(const DeviceCsr<T>& M) {
   return M.coded.describe(M.values);
 }
 
-template <typename T>
-std::vector<T> spmv_of(const DeviceCsr<T>& A, const DeviceBuffer<T>& x) {
-  DeviceBuffer<T> y(A.rows);
-  spmv(A, x.data(), y.data());
-  return to_host(y);
-}
-
-template <typename T>
-std::vector<T> residual_of(const DeviceCsr<T>& A, const DeviceBuffer<T>& x,
-                           const DeviceBuffer<T>& b) {
-  DeviceBuffer<T> r(A.rows);
-  residual(A, x.data(), b.data(), r.data());
-  return to_host(r);
-}
-
-template <typename T>
-void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const std::string& what) {
-  ASSERT_EQ(a.size(), b.size()) << what;
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(T) * a.size())) << what;
-}
+using testing::expect_same_bits;
+using testing::residual_of;
+using testing::spmv_of;
 
 // A's values replaced by `distinct` values cycled over the entries (with 0 and
 // −0 among them, distinct bit patterns), the pattern kept.

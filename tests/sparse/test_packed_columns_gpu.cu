@@ -11,7 +11,7 @@
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/sparse/device_csr.hpp"
-#include "binamg/spmv/spmv.hpp"
+#include "support/device_row_sums.hpp"
 #include "support/gpu.hpp"
 #include "support/random_matrix.hpp"
 
@@ -28,26 +28,9 @@ bool is_packed(const DeviceCsr<T>& M) {
   return M.packed.describe(M.col_idx);
 }
 
-template <typename T>
-std::vector<T> spmv_of(const DeviceCsr<T>& A, const DeviceBuffer<T>& x) {
-  DeviceBuffer<T> y(A.rows);
-  spmv(A, x.data(), y.data());
-  return to_host(y);
-}
-
-template <typename T>
-std::vector<T> residual_of(const DeviceCsr<T>& A, const DeviceBuffer<T>& x,
-                           const DeviceBuffer<T>& b) {
-  DeviceBuffer<T> r(A.rows);
-  residual(A, x.data(), b.data(), r.data());
-  return to_host(r);
-}
-
-template <typename T>
-void expect_same_bits(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
-  ASSERT_EQ(a.size(), b.size()) << what;
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(T) * a.size())) << what;
-}
+using testing::expect_same_bits;
+using testing::residual_of;
+using testing::spmv_of;
 
 // Every chunk spans fewer than 2^16 columns: a 2D stencil (band 300), short
 // rows, a 3000-column dense row, power-law rows, rows of ~60 (8 lanes a row)
