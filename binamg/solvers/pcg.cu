@@ -59,8 +59,8 @@ struct CgScalars {
 // partial sums. Right-hand sides are rescaled where their norms leave Range's
 // safe span (rhs_scaling.hpp): Range is the precision the preconditioner works in.
 // An iteration makes 8 passes over vectors besides the cycle and q = A p: pᵀq is
-// formed by the SpMV, rᵀz by the cycle's last pass, and x takes each step in the
-// pass that forms the next direction.
+// formed by the SpMV (row-split), rᵀz by the cycle's last pass, and x takes each
+// step in the pass that forms the next direction.
 template <typename Range, typename T, typename Precondition>
 SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
                               Precondition& precondition, const DeviceBuffer<T>& b,
@@ -95,6 +95,16 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
   auto read_scalars = [&] {  // the one synchronisation of an iteration
     host = read_back(s, stream);
   };
+  // q = A p and pᵀq: in one pass where the row-split SpMV is A's kernel; where
+  // a few long rows give the merge-based one (spmm_algorithm_for), two passes.
+  const bool fused_product =
+      spmm_algorithm_for(A.rows, A.nnz(), A.max_row_length, 1) == SpmmAlgorithm::row_split;
+  auto product = [&] {
+    if (fused_product)
+      return spmm_with_column_dots(A, p.data(), 1, q.data(), &s->pq, scratch, stream);
+    spmv(A, p.data(), q.data(), stream);
+    dot(p, q, &s->pq, scratch, stream);
+  };
   residual(A, x.data(), b.data(), r.data(), stream);
   dot(r, r, &s->rr, scratch, stream);
   read_scalars();
@@ -104,7 +114,7 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
     copy(z, p, stream);
     int slot = 0;  // rz[slot] = r'z of the current direction
     while (true) {
-      spmm_with_column_dots(A, p.data(), 1, q.data(), &s->pq, scratch, stream);
+      product();
       cg_residual_update(&s->rz[slot], &s->pq, q, r, &s->rr, scratch, stream);
       read_scalars();
       // Checked in the order the host-side iteration checks them; a breakdown

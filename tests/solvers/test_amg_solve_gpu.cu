@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
@@ -15,9 +17,11 @@
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
+#include "binamg/spmv/spmm.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
 #include "support/anisotropic_poisson.hpp"
 #include "support/gpu.hpp"
+#include "support/matrix_of_rows.hpp"
 #include "support/neumann_laplacian.hpp"
 #include "support/random_matrix.hpp"
 
@@ -397,6 +401,51 @@ TYPED_TEST(AmgGpuSolve, PcgIterationsMatchTheCpu) {
     // Both solutions are within tolerance·κ of the exact one; compared loosely.
     EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
   }
+}
+
+// A hub row (a node weakly coupled to every other) gives A the merge-based
+// SpMV: the vector CG then forms q = A p and pᵀq in two passes instead of the
+// row-split pass with the dot fused, and still iterates as the CPU does.
+TYPED_TEST(AmgGpuSolve, PcgWithAHubRowMatchesTheCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> grid = poisson<T>(Stencil::poisson2d_5, 32);
+  const index_t hub = grid.rows - 1;
+  const double weak = 1e-3;
+  std::vector<std::vector<std::pair<index_t, double>>> rows(grid.rows);
+  for (index_t i = 0; i < grid.rows; ++i) {
+    for (index_t e = grid.row_ptr[i]; e < grid.row_ptr[i + 1]; ++e) {
+      const index_t j = grid.col_idx[e];
+      double value = grid.values[e];
+      if (i == hub && j == hub)
+        value += weak * (grid.rows - 1);
+      else if (i == j)
+        value += weak;
+      else if (i == hub || j == hub)
+        continue;  // the hub's own couplings follow
+      rows[i].push_back({j, value});
+    }
+    if (i != hub) rows[i].push_back({hub, -weak});
+  }
+  for (index_t j = 0; j < hub; ++j) rows[hub].push_back({j, -weak});
+  for (auto& row : rows) std::sort(row.begin(), row.end());
+  const CsrMatrix<T> A = testing::matrix_of_rows<T>(rows);
+  const DeviceCsr<T> device_A = to_device(A);
+  ASSERT_EQ(spmm_algorithm_for(device_A.rows, device_A.nnz(), device_A.max_row_length, 1),
+            SpmmAlgorithm::merge_based);
+  SolveOptions options;
+  options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
+  const std::vector<T> b = poisson_rhs<T>(A.rows);
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult expected = pcg(build_hierarchy(A), b, x, options);
+  const DeviceHierarchy<T> gpu = build_hierarchy(device_A);
+  DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+  const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
+  EXPECT_TRUE(expected.converged);
+  EXPECT_TRUE(actual.converged);
+  EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
+  EXPECT_LE(actual.relative_residual, options.tolerance);  // true residual, recomputed
+  EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
 }
 
 TYPED_TEST(AmgGpuSolve, VcycleSolveIterationsMatchTheCpu) {
