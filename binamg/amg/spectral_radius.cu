@@ -14,14 +14,14 @@ namespace {
 constexpr int power_threads = 256;
 
 // y = D⁻¹A x̂ in double as the CPU computes it, rows summed by spmv/row_stream.cuh.
-// x̂ = x, or when squared_norm is given the normalised x·(1/sqrt(*squared_norm)),
-// formed entry by entry as the CPU forms it (sqrt and division IEEE-rounded), so
-// it never needs a pass of its own.
+// x̂ = x, or when inverse_norm is given the normalised x·(1/sqrt(‖x‖²)), formed
+// entry by entry as the CPU forms it (the factor IEEE-rounded, once, by the
+// reduction that forms ‖x‖²), so it never needs a pass of its own.
 struct NormalisedEntry {
   const double* __restrict__ x;
-  const double* __restrict__ squared_norm;
+  const double* __restrict__ inverse_norm;
   __device__ double operator()(index_t col) const {
-    return squared_norm ? x[col] * (1.0 / sqrt(*squared_norm)) : x[col];  // x·1.0 is exact
+    return inverse_norm ? x[col] * *inverse_norm : x[col];  // x·1.0 is exact
   }
 };
 
@@ -34,12 +34,9 @@ struct DivideByDiagonal {
 
 template <typename T>
 void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
-                    const double* squared_norm, double* y, cudaStream_t stream) {
-  // Without early loads: with them, this gather (a square root and a division
-  // per entry) slowed the setup's prolongator phase, mostly this estimate, by
-  // 2-3 ms on 2D 5-pt 4096² (docs/experiments.md).
-  row_stream::launch<double, false>(A, NormalisedEntry{x, squared_norm},
-                                    DivideByDiagonal<T>{diag, y}, stream);
+                    const double* inverse_norm, double* y, cudaStream_t stream) {
+  row_stream::launch<double>(A, NormalisedEntry{x, inverse_norm}, DivideByDiagonal<T>{diag, y},
+                             stream);
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.
@@ -70,8 +67,10 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
                                      DeviceBuffer<double>(n, stream, "power iteration")};
   DeviceBuffer<double> scratch(reduction_scratch_size(n), stream, "power iteration scratch");
   // dots[0] = ‖x_0‖², dots[k + 1] = ‖D⁻¹A x_k‖²: the iteration runs without the
-  // host and the norms are read back once at the end.
+  // host and the norms are read back once at the end. inverse_norms[k] = 1/‖y_k‖.
   DeviceBuffer<double> dots(std::size_t(iterations) + 1, stream, "power iteration norms");
+  DeviceBuffer<double> inverse_norms(std::size_t(iterations) + 1, stream,
+                                     "power iteration inverse norms");
   const unsigned blocks = blocks_for(n, power_threads);
   if (n > 0) {
     hashed_start<<<blocks, power_threads, 0, stream>>>(n, vectors[0].data());
@@ -82,9 +81,10 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
     const DeviceBuffer<double>& x = vectors[step % 2];
     DeviceBuffer<double>& y = vectors[(step + 1) % 2];
     // ‖y_k‖ = 0 makes x̂_{k+1} non-finite; the host stops reading at that step.
-    const double* x_squared_norm = step == 0 ? nullptr : dots.data() + step;
-    if (n > 0) dinv_a_product(A, diag.data(), x.data(), x_squared_norm, y.data(), stream);
-    dot(y, y, dots.data() + step + 1, scratch, stream);
+    const double* x_inverse_norm = step == 0 ? nullptr : inverse_norms.data() + step;
+    if (n > 0) dinv_a_product(A, diag.data(), x.data(), x_inverse_norm, y.data(), stream);
+    squared_norm_and_inverse(y, dots.data() + step + 1, inverse_norms.data() + step + 1, scratch,
+                             stream);
   }
   const std::vector<double> squared_norms = to_host(dots);
   // The host loop of the CPU version on the recorded norms (x_k is a unit vector for k ≥ 1).

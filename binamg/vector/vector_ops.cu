@@ -36,29 +36,51 @@ __global__ void reduce_partials(index_t n, Term term, T* partial) {
   if (threadIdx.x == 0) partial[blockIdx.x] = block_sum;
 }
 
-// One block: sums the partials in a fixed order into result[0].
-template <typename T>
-__global__ void sum_partials(int count, const T* partial, T* result) {
+// One block: sums the partials in a fixed order and hands the total to store.
+template <typename T, typename Store>
+__global__ void sum_partials(int count, const T* partial, Store store) {
   using Reduce = cub::BlockReduce<T, reduce_threads>;
   __shared__ typename Reduce::TempStorage storage;
   T sum = T(0);
   for (int i = threadIdx.x; i < count; i += reduce_threads) sum += partial[i];
   const T total = Reduce(storage).Sum(sum);
-  if (threadIdx.x == 0) result[0] = total;
+  if (threadIdx.x == 0) store(total);
 }
 
-// *result = Σ term(i) over i < n: reduce_partials, then sum_partials.
-template <typename T, typename Term>
-void reduce(index_t n, const Term& term, T* result, DeviceBuffer<T>& scratch, const char* who,
-            cudaStream_t stream) {
+template <typename T>
+struct StoreSum {
+  T* result;
+  __device__ void operator()(T total) const { result[0] = total; }
+};
+
+// store(Σ term(i) over i < n): reduce_partials, then sum_partials.
+template <typename T, typename Term, typename Store>
+void reduce_into(index_t n, const Term& term, const Store& store, DeviceBuffer<T>& scratch,
+                 const char* who, cudaStream_t stream) {
   const int blocks = reduce_blocks(n);
   require(scratch.size() >= std::size_t(blocks),
           std::string(who) + ": the reduction scratch is too small");
   reduce_partials<<<blocks, reduce_threads, 0, stream>>>(n, term, scratch.data());
   BINAMG_CHECK_LAUNCH();
-  sum_partials<<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), result);
+  sum_partials<T><<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), store);
   BINAMG_CHECK_LAUNCH();
 }
+
+// *result = Σ term(i) over i < n.
+template <typename T, typename Term>
+void reduce(index_t n, const Term& term, T* result, DeviceBuffer<T>& scratch, const char* who,
+            cudaStream_t stream) {
+  reduce_into(n, term, StoreSum<T>{result}, scratch, who, stream);
+}
+
+struct StoreSquaredNormAndInverse {
+  double* squared_norm;
+  double* inverse_norm;
+  __device__ void operator()(double total) const {
+    *squared_norm = total;
+    *inverse_norm = 1.0 / sqrt(total);
+  }
+};
 
 template <typename T>
 struct DotTerm {
@@ -147,6 +169,14 @@ void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBu
   require_same_length(x, y, "dot");
   reduce(static_cast<index_t>(x.size()), DotTerm<T>{x.data(), y.data()}, result, scratch, "dot",
          stream);
+}
+
+void squared_norm_and_inverse(const DeviceBuffer<double>& x, double* squared_norm,
+                              double* inverse_norm, DeviceBuffer<double>& scratch,
+                              cudaStream_t stream) {
+  reduce_into(static_cast<index_t>(x.size()), DotTerm<double>{x.data(), x.data()},
+              StoreSquaredNormAndInverse{squared_norm, inverse_norm}, scratch,
+              "squared_norm_and_inverse", stream);
 }
 
 template <typename T>
