@@ -89,11 +89,36 @@ __device__ inline unsigned long long abs_bits(double x) {
 }
 __device__ inline unsigned int abs_bits(float x) { return __float_as_uint(fabsf(x)); }
 
+// Columns whose maxima a block gathers in shared memory before raising the
+// global ones (an atomic per entry to one address serialises: 12.5 ms for a
+// 16.7 M-entry column on an H200, against a read of 0.05 ms).
+constexpr index_t max_shared_columns = 2048;
+constexpr int max_abs_blocks = 1024;
+
+// Thread t walks entries t, t + stride, ... with stride a multiple of k, so all
+// its entries lie in column t mod k and it keeps their maximum in a register;
+// the block's threads then meet per column in shared memory (for k up to
+// max_shared_columns, else in global memory), and each block raises each
+// column's maximum once.
 template <typename T>
-__global__ void column_max_abs_kernel(std::int64_t entries, index_t k, const T* X,
-                                      BitsOf<T>* largest) {
-  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e < entries) atomicMax(&largest[e % k], abs_bits(X[e]));
+__global__ void column_max_abs_kernel(std::int64_t entries, index_t k, std::int64_t stride,
+                                      const T* X, BitsOf<T>* largest) {
+  extern __shared__ unsigned char shared_bytes[];
+  const bool in_shared = k <= max_shared_columns;
+  BitsOf<T>* block_largest = in_shared ? reinterpret_cast<BitsOf<T>*>(shared_bytes) : largest;
+  if (in_shared)
+    for (index_t c = threadIdx.x; c < k; c += blockDim.x) block_largest[c] = 0;
+  __syncthreads();
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (first < stride && first < entries) {
+    BitsOf<T> mine = 0;
+    for (std::int64_t e = first; e < entries; e += stride) mine = max(mine, abs_bits(X[e]));
+    atomicMax(&block_largest[first % k], mine);
+  }
+  if (!in_shared) return;
+  __syncthreads();
+  for (index_t c = threadIdx.x; c < k; c += blockDim.x)
+    if (block_largest[c] != 0) atomicMax(&largest[c], block_largest[c]);
 }
 
 template <typename T>
@@ -215,8 +240,14 @@ std::vector<T> column_max_abs(const DeviceBuffer<T>& X, index_t k, cudaStream_t 
   BINAMG_CUDA_CHECK(cudaMemsetAsync(bits.data(), 0, sizeof(BitsOf<T>) * k, stream));
   const std::int64_t entries = static_cast<std::int64_t>(X.size());
   if (entries > 0) {
-    column_max_abs_kernel<<<blocks_for(entries, block_threads), block_threads, 0, stream>>>(
-        entries, k, X.data(), bits.data());
+    // Enough threads for every column; a stride of whole rows.
+    const std::int64_t blocks = std::max<std::int64_t>(
+        std::min<std::int64_t>(blocks_for(entries, block_threads), max_abs_blocks),
+        (std::int64_t(k) + block_threads - 1) / block_threads);
+    const std::int64_t stride = blocks * block_threads / k * k;
+    const std::size_t shared = k <= max_shared_columns ? sizeof(BitsOf<T>) * k : 0;
+    column_max_abs_kernel<<<static_cast<unsigned>(blocks), block_threads, shared, stream>>>(
+        entries, k, stride, X.data(), bits.data());
     BINAMG_CHECK_LAUNCH();
   }
   std::vector<BitsOf<T>> host_bits(k);

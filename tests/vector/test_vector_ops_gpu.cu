@@ -131,6 +131,28 @@ TYPED_TEST(VectorOpsGpu, NormsNeitherOverflowNorUnderflowAndMatchTheHost) {
   EXPECT_EQ(column_max_abs(to_device(extremes), 2), column_max_abs(extremes, 2));
 }
 
+// Each column's largest |x| wherever it lies: one long column (more entries
+// than the kernel has threads), a few and many columns (past those a block
+// gathers in shared memory), and a NaN, which is the largest.
+TYPED_TEST(VectorOpsGpu, ColumnMaxAbsIsTheHostsOnEveryShape) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  for (auto [n, k] : {std::pair<std::size_t, index_t>{3000017, 1},
+                      {1, 1},
+                      {100003, 3},
+                      {40, 300},
+                      {7, 2049},
+                      {5, 4100}}) {
+    std::vector<T> X = testing::random_vector<T>(n * k, 84);
+    X[n * k - 1] = T(-9);  // the last entry, in the last column
+    X[(n / 2) * k] = T(-7);
+    const std::vector<T> expected = column_max_abs(X, k);
+    EXPECT_EQ(column_max_abs(to_device(X), k), expected) << n << " x " << k;
+    X[(n / 3) * k + k / 2] = std::numeric_limits<T>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(column_max_abs(to_device(X), k)[k / 2])) << n << " x " << k;
+  }
+}
+
 TYPED_TEST(VectorOpsGpu, CgResidualUpdateIsAnAxpyAndADotBitwise) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
