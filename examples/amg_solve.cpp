@@ -238,9 +238,9 @@ struct RepeatTimings {
   SetupTimings median_setup() const {
     SetupTimings m;
     for (double SetupTimings::*phase :
-         {&SetupTimings::strength_ms, &SetupTimings::aggregation_ms, &SetupTimings::tentative_ms,
-          &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms, &SetupTimings::galerkin_ms,
-          &SetupTimings::coarse_factor_ms, &SetupTimings::convert_ms}) {
+         {&SetupTimings::prepare_ms, &SetupTimings::strength_ms, &SetupTimings::aggregation_ms,
+          &SetupTimings::tentative_ms, &SetupTimings::prolongator_ms, &SetupTimings::restriction_ms,
+          &SetupTimings::galerkin_ms, &SetupTimings::coarse_factor_ms, &SetupTimings::convert_ms}) {
       std::vector<double> values;
       for (const SetupTimings& t : setups) values.push_back(t.*phase);
       m.*phase = median(values);
@@ -255,7 +255,8 @@ struct RepeatTimings {
 };
 
 std::string phases_json(const SetupTimings& t) {
-  return "{\"strength\":" + json_number(t.strength_ms) +
+  return "{\"prepare\":" + json_number(t.prepare_ms) +
+         ",\"strength\":" + json_number(t.strength_ms) +
          ",\"aggregation\":" + json_number(t.aggregation_ms) +
          ",\"tentative\":" + json_number(t.tentative_ms) +
          ",\"prolongator\":" + json_number(t.prolongator_ms) +
@@ -274,10 +275,10 @@ std::string convert_text(double ms) {
 
 void print_phases(const char* what, const SetupTimings& t, double total) {
   std::printf(
-      "%s ms: strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
+      "%s ms: prepare %.1f, strength %.1f, aggregation %.1f, tentative %.1f, prolongator %.1f, "
       "restriction %.1f, galerkin %.1f, coarse factor %.1f%s, total %.1f\n",
-      what, t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms, t.restriction_ms,
-      t.galerkin_ms, t.coarse_factor_ms,
+      what, t.prepare_ms, t.strength_ms, t.aggregation_ms, t.tentative_ms, t.prolongator_ms,
+      t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms,
       t.convert_ms > 0 ? convert_text(t.convert_ms).c_str() : "", total);
 }
 

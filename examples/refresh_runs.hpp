@@ -69,10 +69,10 @@ inline void print_refreshes(const RefreshRuns& runs, double setup_ms, bool gpu) 
   for (std::size_t r = 0; r < runs.ms.size(); ++r) {
     const binamg::SetupTimings& t = runs.phases[r];
     std::printf(
-        "refresh %zu: %.2f ms (%sprolongator %.2f, restriction %.2f, galerkin %.2f, coarse "
-        "factor %.2f), then %d iterations%s\n",
+        "refresh %zu: %.2f ms (%sprepare %.2f, prolongator %.2f, restriction %.2f, galerkin "
+        "%.2f, coarse factor %.2f), then %d iterations%s\n",
         r + 1, runs.ms[r],
-        t.convert_ms > 0 ? ("convert " + fixed2(t.convert_ms) + ", ").c_str() : "",
+        t.convert_ms > 0 ? ("convert " + fixed2(t.convert_ms) + ", ").c_str() : "", t.prepare_ms,
         t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms, runs.iterations[r],
         gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
   }

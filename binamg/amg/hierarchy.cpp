@@ -111,19 +111,23 @@ struct HostSteps {
 }  // namespace
 
 double SetupTimings::total_ms() const {
-  return convert_ms + strength_ms + aggregation_ms + tentative_ms + prolongator_ms +
+  return convert_ms + prepare_ms + strength_ms + aggregation_ms + tentative_ms + prolongator_ms +
          restriction_ms + galerkin_ms + coarse_factor_ms;
 }
 
 template <typename T>
 Hierarchy<T> build_hierarchy(const CsrMatrix<T>& A, const AmgParameters& parameters) {
   validate(parameters);
-  validate(A, "build_hierarchy: A");
   Hierarchy<T> h;
   h.parameters = parameters;
   HostSteps<T> steps;
+  auto clock = steps.clock();
+  validate(A, "build_hierarchy: A");
+  clock.lap(h.timings.prepare_ms);
   setup_detail::build_levels(steps, A, h);
+  clock = steps.clock();
   h.workspace = cycle_workspace(h, 1);
+  clock.lap(h.timings.prepare_ms);
   return h;
 }
 

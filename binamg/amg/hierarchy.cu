@@ -218,7 +218,9 @@ DeviceHierarchy<T> build_hierarchy(const DeviceCsr<T>& A, const AmgParameters& p
   h.stream = stream;
   DeviceSteps<T> steps{stream};
   setup_detail::build_levels(steps, A, h);
+  auto clock = steps.clock();
   h.workspace = cycle_workspace(h, 1);
+  clock.lap(h.timings.prepare_ms);
   return h;
 }
 

@@ -31,13 +31,16 @@ struct LevelOf {
   double spectral_radius;  // estimate of ρ(D⁻¹A), also Chebyshev's interval
 };
 
-/// Wall-clock milliseconds per setup phase, summed over levels. prolongator_ms
+/// Wall-clock milliseconds per setup phase, summed over levels; together they
+/// are all the setup's time. prepare_ms is the work outside the levels: the
+/// hierarchy's own copy of A (on the GPU, its columns packed and its values
+/// coded), A's diagonal checked, and the cycle's scratch. prolongator_ms
 /// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is
 /// R = Pᵀ; galerkin_ms includes the check of the coarse matrix's diagonal.
 /// After refresh() they are the refresh's (strength, aggregation and tentative
-/// 0; prolongator_ms includes taking A's new values).
+/// 0; prepare_ms is taking A's new values).
 struct SetupTimings {
-  double strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
+  double prepare_ms = 0, strength_ms = 0, aggregation_ms = 0, tentative_ms = 0, prolongator_ms = 0,
          restriction_ms = 0, galerkin_ms = 0, coarse_factor_ms = 0;
   // A mixed-precision setup's rounding of the double matrix to float, done and
   // timed by the caller before build_hierarchy (0 otherwise).

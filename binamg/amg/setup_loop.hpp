@@ -220,11 +220,13 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
   require(A.rows == A.cols && A.rows > 0, "build_hierarchy: A must be square and non-empty, got " +
                                               std::to_string(A.rows) + " x " +
                                               std::to_string(A.cols));
+  auto prepare = steps.clock();
   Matrix current = steps.own(A);
   // Each level's diagonal is extracted and inverted (and so checked) once:
   // the ρ estimate and the prolongator divide by it, the smoother keeps the inverse.
   auto diagonal = steps.diagonal(current, "build_hierarchy: A");
   const double scale = steps.largest_diagonal(current, diagonal);
+  prepare.lap(h.timings.prepare_ms);
   // How many finest nodes each node of `current` stands for (empty on the
   // finest level: all 1): the tentative prolongator keeps the finest level's
   // constant vector in reach of every coarse level (amg/tentative.hpp).
@@ -322,8 +324,7 @@ void refresh_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType
   Matrix current = std::move(finest);
   auto diagonal = steps.diagonal(current, "refresh: A");
   const double scale = steps.largest_diagonal(current, diagonal);
-  // Taking the new values is charged to the first phase a refresh has.
-  clock.lap(h.timings.prolongator_ms);
+  clock.lap(h.timings.prepare_ms);
   bool new_patterns = false;  // below a level whose pattern followed the values
   for (std::size_t l = 0; l < h.levels.size(); ++l) {
     auto& level = h.levels[l];

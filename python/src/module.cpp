@@ -211,6 +211,7 @@ void bind_solver(nb::module_& m, const char* name) {
                    [](const S& s) {
                      const SetupTimings t = s.timings();
                      nb::dict d;
+                     d["prepare"] = t.prepare_ms;
                      d["strength"] = t.strength_ms;
                      d["aggregation"] = t.aggregation_ms;
                      d["tentative"] = t.tentative_ms;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -407,6 +408,20 @@ TEST(AmgScaling, Mis2IterationsGrowAtMostTwoPerDoubling) {
     for (std::size_t k = 1; k < counts.size(); ++k) EXPECT_LE(counts[k], counts[k - 1] + 2);
     EXPECT_LE(counts.back(), 25);
   }
+}
+
+// The phases are the whole setup (the check and copy of A, its diagonal and
+// the cycle's scratch charged to prepare_ms): only the glue between the
+// phases' clocks is left out.
+TEST(AmgSolve, SetupPhasesAddUpToTheWholeSetup) {
+  const CsrMatrix<double> A = poisson<double>(Stencil::poisson3d_7, 32);
+  const auto start = std::chrono::steady_clock::now();
+  const Hierarchy<double> h = build_hierarchy(A);
+  const double wall =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GT(h.timings.prepare_ms, 0);
+  EXPECT_LE(h.timings.total_ms(), wall);
+  EXPECT_GE(h.timings.total_ms(), 0.9 * wall - 0.2);
 }
 
 }  // namespace
