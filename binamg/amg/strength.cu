@@ -113,6 +113,16 @@ __global__ void fill_value(index_t n, T value, T* out) {
   if (k < n) out[k] = value;
 }
 
+// The lanes per row of the passes over A: one where rows are short (the
+// stencils' finest levels, 5-9 entries, as row_stream gives them), where the
+// SpMV's group of 8 left 3 of them idle on a 5-entry row; else the SpMV's.
+template <typename T, typename Launch>
+void with_strength_lanes(const DeviceCsr<T>& A, Launch&& launch) {
+  if (A.rows > 0 && double(A.nnz()) <= 8.0 * A.rows)
+    return launch(std::integral_constant<int, 1>{});
+  row_split::with_lanes(A, launch);
+}
+
 }  // namespace
 
 template <typename T>
@@ -143,9 +153,8 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   S.rows = S.cols = n;
   S.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength row_ptr");
   // Both passes and the symmetry check give each row the SpMV's lanes for A.
-  auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr,
-                         index_t* s_col_idx) {
-    row_split::with_lanes(A, [&](auto lanes) {
+  auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr, index_t* s_col_idx) {
+    with_strength_lanes(A, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
       strong_entries<T, decltype(fill)::value, L>
           <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
@@ -167,7 +176,7 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   if (n > 0) {
     DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
     BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
-    row_split::with_lanes(A, [&](auto lanes) {
+    with_strength_lanes(A, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
       find_unpaired<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
           n, S.row_ptr.data(), S.col_idx.data(), unpaired.data());
