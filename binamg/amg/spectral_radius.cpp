@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "binamg/core/hash.hpp"
 #include "binamg/vector/vector_ops.hpp"
@@ -20,7 +21,10 @@ double spectral_radius_dinv_a(const CsrMatrix<T>& A, int iterations) {
   std::vector<double> x(n), y(n);
 #pragma omp parallel for schedule(static)
   for (index_t i = 0; i < n; ++i) x[i] = hashed_unit_value(static_cast<std::uint32_t>(i));
+  // y = D⁻¹A x̂ with x̂ = x/‖x‖ (x̂ = x at the start): the unit vector's
+  // factor is applied to each row's sum, so the products are a plain SpMV's.
   double x_norm = norm2(x);
+  double scale = 1.0;
   double estimate = 0;
   for (int step = 0; step < iterations; ++step) {
 #pragma omp parallel for schedule(static)
@@ -28,15 +32,13 @@ double spectral_radius_dinv_a(const CsrMatrix<T>& A, int iterations) {
       double sum = 0;
       for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
         sum += double(A.values[k]) * x[A.col_idx[k]];
-      y[row] = sum / double(diag[row]);
+      y[row] = sum * scale / double(diag[row]);
     }
     const double y_norm = norm2(y);
-    estimate = y_norm / x_norm;
+    estimate = y_norm / (step == 0 ? x_norm : 1.0);
     if (y_norm == 0) break;  // x in the nullspace: no better estimate to be had
-    const double scale = 1.0 / y_norm;
-#pragma omp parallel for schedule(static)
-    for (index_t row = 0; row < n; ++row) x[row] = y[row] * scale;
-    x_norm = 1.0;
+    scale = 1.0 / y_norm;
+    std::swap(x, y);
   }
   return estimate;
 }

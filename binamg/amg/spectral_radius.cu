@@ -13,30 +13,25 @@ namespace {
 
 constexpr int power_threads = 256;
 
-// y = D⁻¹A x̂ in double as the CPU computes it, rows summed by spmv/row_stream.cuh.
-// x̂ = x, or when inverse_norm is given the normalised x·(1/sqrt(‖x‖²)), formed
-// entry by entry as the CPU forms it (the factor IEEE-rounded, once, by the
-// reduction that forms ‖x‖²), so it never needs a pass of its own.
-struct NormalisedEntry {
-  const double* __restrict__ x;
-  const double* __restrict__ inverse_norm;
-  __device__ double operator()(index_t col) const {
-    return inverse_norm ? x[col] * *inverse_norm : x[col];  // x·1.0 is exact
-  }
-};
-
+// y = D⁻¹A x̂ in double as the CPU computes it, rows summed by spmv/row_stream.cuh:
+// x̂ = x, or x·(1/‖x‖) when inverse_norm is given, the factor applied to each
+// row's sum (and formed once, IEEE-rounded, by the reduction that forms ‖x‖²),
+// so the products are a plain SpMV's and x̂ is never formed.
 template <typename T>
 struct DivideByDiagonal {
   const T* __restrict__ diag;
+  const double* __restrict__ inverse_norm;
   double* __restrict__ y;
-  __device__ void operator()(index_t row, double sum) const { y[row] = sum / double(diag[row]); }
+  __device__ void operator()(index_t row, double sum) const {
+    y[row] = (inverse_norm ? sum * *inverse_norm : sum) / double(diag[row]);
+  }
 };
 
 template <typename T>
 void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
                     const double* inverse_norm, double* y, cudaStream_t stream) {
-  row_stream::launch<double>(A, NormalisedEntry{x, inverse_norm}, DivideByDiagonal<T>{diag, y},
-                             stream);
+  row_stream::launch<double>(A, row_stream::VectorEntry<double>{x},
+                             DivideByDiagonal<T>{diag, inverse_norm, y}, stream);
 }
 
 // One thread per entry: the start vector of the CPU version, computed in place.
