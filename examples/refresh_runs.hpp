@@ -22,6 +22,7 @@ struct RefreshRuns {
   std::vector<double> ms;                    // wall clock of each refresh() call
   std::vector<binamg::SetupTimings> phases;  // its phases (strength … tentative 0)
   std::vector<int> iterations;               // of the solve with the refreshed hierarchy
+  std::vector<double> residuals;             // its true relative residual (the worst column's)
   bool converged = true;                     // every one of those solves
 
   double median_ms() const {
@@ -52,6 +53,10 @@ RefreshRuns time_refreshes(int count, const binamg::CsrMatrix<T>& A, Upload&& up
     runs.phases.push_back(phases);
     const auto solved = solve();
     runs.iterations.push_back(solved.max_iterations());
+    double worst = 0;
+    for (const binamg::SolveResult& column : solved.columns)
+      worst = std::max(worst, column.relative_residual);
+    runs.residuals.push_back(worst);
     runs.converged = runs.converged && solved.all_converged();
   }
   return runs;
@@ -70,11 +75,11 @@ inline void print_refreshes(const RefreshRuns& runs, double setup_ms, bool gpu) 
     const binamg::SetupTimings& t = runs.phases[r];
     std::printf(
         "refresh %zu: %.2f ms (%sprepare %.2f, prolongator %.2f, restriction %.2f, galerkin "
-        "%.2f, coarse factor %.2f), then %d iterations%s\n",
+        "%.2f, coarse factor %.2f), then %d iterations, true relative residual %.3e%s\n",
         r + 1, runs.ms[r],
         t.convert_ms > 0 ? ("convert " + fixed2(t.convert_ms) + ", ").c_str() : "", t.prepare_ms,
         t.prolongator_ms, t.restriction_ms, t.galerkin_ms, t.coarse_factor_ms, runs.iterations[r],
-        gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
+        runs.residuals[r], gpu && r == 0 ? " (the first keeps what the next ones reuse)" : "");
   }
   std::printf("median of %zu refreshes: %.2f ms, %.0f%% of the setup (%.2f ms); %s\n",
               runs.ms.size(), runs.median_ms(), 100 * runs.median_ms() / setup_ms, setup_ms,
@@ -83,7 +88,7 @@ inline void print_refreshes(const RefreshRuns& runs, double setup_ms, bool gpu) 
 }
 
 /// ,"refresh_count":N,"refresh_ms":[...],"refresh_ms_median":..,"refresh_iterations":[...],
-/// "refresh_converged":..
+/// "refresh_converged":..,"refresh_relative_residuals":[...]
 inline std::string refresh_json(const RefreshRuns& runs) {
   std::string json = ",\"refresh_count\":" + std::to_string(runs.ms.size());
   if (runs.ms.empty()) return json;
@@ -93,7 +98,11 @@ inline std::string refresh_json(const RefreshRuns& runs) {
   json += "],\"refresh_ms_median\":" + json_number(runs.median_ms()) + ",\"refresh_iterations\":[";
   for (std::size_t r = 0; r < runs.iterations.size(); ++r)
     json += (r > 0 ? "," : "") + std::to_string(runs.iterations[r]);
-  return json + "],\"refresh_converged\":" + (runs.converged ? "true" : "false");
+  json += "],\"refresh_converged\":" + std::string(runs.converged ? "true" : "false") +
+          ",\"refresh_relative_residuals\":[";
+  for (std::size_t r = 0; r < runs.residuals.size(); ++r)
+    json += (r > 0 ? "," : "") + json_number(runs.residuals[r]);
+  return json + "]";
 }
 
 }  // namespace binamg::cli
