@@ -152,7 +152,7 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   DeviceCsr<T> S;
   S.rows = S.cols = n;
   S.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength row_ptr");
-  // Both passes and the symmetry check give each row the SpMV's lanes for A.
+  // Both passes and the symmetry check give each row with_strength_lanes' lanes.
   auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr, index_t* s_col_idx) {
     with_strength_lanes(A, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
