@@ -53,6 +53,21 @@ void SolveMonitor::require_positive(double value, const char* what, int iteratio
                          "is singular and b is not consistent with its null space");
 }
 
+bool SolveMonitor::restart(double true_residual_norm) {
+  if (zero_rhs() || restarts_ >= kMaxRestarts || result_.residual_history.empty()) return false;
+  const double reached = result_.residual_history.back();
+  const double relative = true_residual_norm / b_norm_;
+  const double tolerance = options_.tolerance;
+  if (!(reached <= tolerance) || !(relative > tolerance) ||
+      !(relative <= kRestartGap * tolerance) || relative <= unit_roundoff_ ||
+      result_.iterations >= options_.max_iterations)
+    return false;
+  ++restarts_;
+  result_.residual_history.back() = relative;
+  active_ = true;
+  return true;
+}
+
 SolveResult SolveMonitor::finish(double true_residual_norm, double solve_ms) const {
   SolveResult result = result_;
   if (!zero_rhs()) {

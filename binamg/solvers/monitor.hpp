@@ -36,6 +36,18 @@ class SolveMonitor {
   /// matrix or the preconditioner is not positive definite.
   void require_positive(double value, const char* what, int iteration) const;
 
+  /// After the iteration stopped: whether it goes on from the true residual
+  /// ‖b − Ax‖ (`true_residual_norm`, which then replaces the iteration's own
+  /// as the last recorded residual; no iteration is counted). It does where
+  /// the iteration's own residual met the tolerance and the true one misses
+  /// it by at most kRestartGap times: CG's recurrence drifted from b − Ax in
+  /// rounding, and a few more steps from b − Ax meet it (hypre's PCG does the
+  /// same). A wider gap is the precision's floor, which more iterations would
+  /// not pass. At most kMaxRestarts times a solve, within the iteration limit.
+  bool restart(double true_residual_norm);
+  static constexpr double kRestartGap = 100;
+  static constexpr int kMaxRestarts = 2;
+
   /// The result, from `true_residual_norm` = ‖b − Ax‖ of the final x:
   /// converged when its relative residual meets the tolerance, stalled when
   /// it does not although the iteration's own residual did (or reached the
@@ -52,6 +64,7 @@ class SolveMonitor {
   double unit_roundoff_;
   int column_;
   bool active_ = false;
+  int restarts_ = 0;
   SolveResult result_;
 };
 

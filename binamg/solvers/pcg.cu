@@ -109,7 +109,10 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
   dot(r, r, &s->rr, scratch, stream);
   read_scalars();
   monitor.start(norm_of(host.rr));
-  if (monitor.active()) {
+  // CG from r; where its own residual met the tolerance but b − Ax does not
+  // (rounding drift), it starts again from b − Ax (SolveMonitor::restart).
+  double true_norm = -1;
+  while (monitor.active()) {
     precondition(r, z, &s->rz[0], scratch);
     copy(z, p, stream);
     int slot = 0;  // rz[slot] = r'z of the current direction
@@ -131,9 +134,14 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
       cg_direction(&s->rz[1 - slot], &s->rz[slot], &s->pq, z, p, x, stream);
       slot = 1 - slot;
     }
+    residual(A, x.data(), b.data(), r.data(), stream);
+    true_norm = norm2(r, stream);
+    monitor.restart(true_norm);
   }
-  residual(A, x.data(), b.data(), r.data(), stream);
-  const double true_norm = norm2(r, stream);
+  if (true_norm < 0) {  // no iteration
+    residual(A, x.data(), b.data(), r.data(), stream);
+    true_norm = norm2(r, stream);
+  }
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   return monitor.finish(true_norm, milliseconds_since(start));
 }
@@ -252,7 +260,10 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
   // sweep, and the x step deferred into the pass that turns p (x += αp and
   // p = z + βp read p once). Each column's scalars and bits are those of the
   // separate operations.
-  if (any_active) {
+  // CG from r; where a column's own residual met the tolerance but b − Ax does
+  // not (rounding drift), it starts again from b − Ax (SolveMonitor::restart).
+  std::vector<double> true_norm;
+  while (any_active) {
     upload_active(device_active);
     vcycle_from_zero(h, r, z, k, work, rz[0]);
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(p.data(), z.data(), sizeof(T) * entries,
@@ -285,9 +296,18 @@ BlockSolveResult pcg(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Devi
       if (changed) std::swap(device_active, device_next);
       slot = 1 - slot;
     }
+    residual(A, x.data(), b.data(), k, r.data(), stream);
+    true_norm = column_norms(r, k, stream);
+    for (index_t j = 0; j < k; ++j) {
+      monitor[j].restart(true_norm[j]);
+      active[j] = monitor[j].active();
+      any_active = any_active || active[j];
+    }
   }
-  residual(A, x.data(), b.data(), k, r.data(), stream);
-  const std::vector<double> true_norm = column_norms(r, k, stream);
+  if (true_norm.empty()) {  // no iteration
+    residual(A, x.data(), b.data(), k, r.data(), stream);
+    true_norm = column_norms(r, k, stream);
+  }
   BlockSolveResult result;
   result.solve_ms = milliseconds_since(start);
   for (index_t j = 0; j < k; ++j)
