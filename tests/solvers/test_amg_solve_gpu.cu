@@ -62,6 +62,24 @@ double relative_difference(const std::vector<T>& expected, const std::vector<T>&
   return scale > 0 ? m / scale : m;
 }
 
+// PCG on the GPU against the CPU on A, b = poisson_rhs: both converge in the
+// true residual, within an iteration of each other, to solutions within
+// tolerance·κ of the exact one (compared loosely).
+template <typename T>
+void expect_pcg_as_the_cpu(const CsrMatrix<T>& A, const SolveOptions& options) {
+  const std::vector<T> b = poisson_rhs<T>(A.rows);
+  std::vector<T> x(A.rows, T(0));
+  const SolveResult expected = pcg(build_hierarchy(A), b, x, options);
+  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A));
+  DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
+  const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
+  EXPECT_TRUE(expected.converged);
+  EXPECT_TRUE(actual.converged);
+  EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
+  EXPECT_LE(actual.relative_residual, options.tolerance);  // true residual, recomputed
+  EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
+}
+
 template <typename T>
 std::vector<CsrMatrix<T>> poisson_problems() {
   return {poisson<T>(Stencil::poisson2d_5, 64), poisson<T>(Stencil::poisson3d_7, 16)};
@@ -388,20 +406,7 @@ TYPED_TEST(AmgGpuSolve, PcgIterationsMatchTheCpu) {
   // 1e-4 on these problems, so 1e-3 leaves a margin.
   SolveOptions options;
   options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
-  for (const CsrMatrix<T>& A : poisson_problems<T>()) {
-    const std::vector<T> b = poisson_rhs<T>(A.rows);
-    std::vector<T> x(A.rows, T(0));
-    const SolveResult expected = pcg(build_hierarchy(A), b, x, options);
-    const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A));
-    DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
-    const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
-    EXPECT_TRUE(expected.converged);
-    EXPECT_TRUE(actual.converged);
-    EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
-    EXPECT_LE(actual.relative_residual, options.tolerance);  // true residual, recomputed
-    // Both solutions are within tolerance·κ of the exact one; compared loosely.
-    EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
-  }
+  for (const CsrMatrix<T>& A : poisson_problems<T>()) expect_pcg_as_the_cpu(A, options);
 }
 
 // A hub row (a node weakly coupled to every other) gives A the merge-based
@@ -436,17 +441,7 @@ TYPED_TEST(AmgGpuSolve, PcgWithAHubRowMatchesTheCpu) {
             SpmmAlgorithm::merge_based);
   SolveOptions options;
   options.tolerance = std::is_same_v<T, float> ? 1e-3 : 1e-8;
-  const std::vector<T> b = poisson_rhs<T>(A.rows);
-  std::vector<T> x(A.rows, T(0));
-  const SolveResult expected = pcg(build_hierarchy(A), b, x, options);
-  const DeviceHierarchy<T> gpu = build_hierarchy(device_A);
-  DeviceBuffer<T> device_x = to_device(std::vector<T>(A.rows, T(0)));
-  const SolveResult actual = pcg(gpu, to_device(b), device_x, options);
-  EXPECT_TRUE(expected.converged);
-  EXPECT_TRUE(actual.converged);
-  EXPECT_LE(std::abs(expected.iterations - actual.iterations), 1);
-  EXPECT_LE(actual.relative_residual, options.tolerance);  // true residual, recomputed
-  EXPECT_LE(relative_difference(x, to_host(device_x)), 1e4 * options.tolerance);
+  expect_pcg_as_the_cpu(A, options);
 }
 
 TYPED_TEST(AmgGpuSolve, VcycleSolveIterationsMatchTheCpu) {
