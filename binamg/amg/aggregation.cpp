@@ -40,21 +40,21 @@ namespace {
 // inactive nodes are ignored): 1 for IN nodes, 0 otherwise.
 template <typename T>
 std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S,
-                                         const std::vector<std::uint8_t>& active,
-                                         const std::vector<std::uint32_t>& hash) {
+                                         const std::vector<std::uint8_t>& active) {
   const index_t n = S.rows;
   std::vector<std::uint8_t> state(n), next(n);
   for (index_t i = 0; i < n; ++i) state[i] = active[i] ? state_undecided : state_out;
   std::vector<index_t> max1(n), max2(n);  // node holding the largest key
-  // key(a) > key(b) in the order (state, hash, index).
+  std::vector<std::uint32_t> hash(n);     // this round's
+  // key(a) > key(b) in the order (state, hash); the round's hash has no ties.
   auto key_greater = [&](index_t a, index_t b) {
-    const std::uint64_t ka = state_and_hash(state[a], hash[a]);
-    const std::uint64_t kb = state_and_hash(state[b], hash[b]);
-    return ka != kb ? ka > kb : a > b;
+    return state_and_hash(state[a], hash[a]) > state_and_hash(state[b], hash[b]);
   };
   bool undecided_left = true;
-  while (undecided_left) {
-    // M1(i): largest key over {i} ∪ N(i) among active nodes, from this round's states.
+  for (std::uint32_t round = 0; undecided_left; ++round) {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) hash[i] = mis2_round_hash(static_cast<std::uint32_t>(i), round);
+      // M1(i): largest key over {i} ∪ N(i) among active nodes, from this round's states.
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) {
       index_t best = i;
@@ -102,12 +102,12 @@ std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S,
 // roots are 3 edges apart in that subgraph, so no node has two). Returns the
 // number of new aggregates.
 template <typename T>
-index_t aggregate_unaggregated(const CsrMatrix<T>& S, const std::vector<std::uint32_t>& hash,
-                               index_t min_neighbours, int free_percent, Aggregates& result) {
+index_t aggregate_unaggregated(const CsrMatrix<T>& S, index_t min_neighbours, int free_percent,
+                               Aggregates& result) {
   const index_t n = S.rows;
   std::vector<std::uint8_t> active(n);
   for (index_t i = 0; i < n; ++i) active[i] = result.aggregate_of[i] < 0;
-  const std::vector<std::uint8_t> root = mis2_of_active(S, active, hash);
+  const std::vector<std::uint8_t> root = mis2_of_active(S, active);
   const index_t first = result.count;
   for (index_t i = 0; i < n; ++i) {
     if (!root[i]) continue;
@@ -162,7 +162,7 @@ index_t join_smallest_neighbour(const CsrMatrix<T>& S, const std::vector<std::ui
 template <typename T>
 std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S) {
   require_graph(S, "mis2_roots");
-  return mis2_of_active(S, std::vector<std::uint8_t>(S.rows, 1), node_hashes(S.rows));
+  return mis2_of_active(S, std::vector<std::uint8_t>(S.rows, 1));
 }
 
 template <typename T>
@@ -176,15 +176,15 @@ Aggregates mis2_aggregation(const CsrMatrix<T>& S, int free_percent) {
   // unaggregated neighbours, while they form a share of the aggregates.
   for (;;) {
     const index_t before = result.count;
-    if (!mis2_passes_continue(
-            aggregate_unaggregated(S, hash, mis2_min_neighbours, free_percent, result), before))
+    if (!mis2_passes_continue(aggregate_unaggregated(S, mis2_min_neighbours, free_percent, result),
+                              before))
       break;
   }
   // Stragglers join neighbouring aggregates, smallest first.
   while (join_smallest_neighbour(S, hash, result) > 0) {
   }
   // Whatever is left has no aggregated node in reach (e.g. isolated nodes).
-  while (aggregate_unaggregated(S, hash, 0, 0, result) > 0) {
+  while (aggregate_unaggregated(S, 0, 0, result) > 0) {
   }
   for (index_t i = 0; i < n; ++i)
     if (result.aggregate_of[i] < 0)

@@ -31,10 +31,21 @@ struct DeviceAggregates {
 /// GPU version calls the same function).
 BINAMG_HOST_DEVICE inline std::uint32_t mis2_hash(std::uint32_t i) { return integer_hash(i); }
 
+/// The hash that orders MIS-2 keys in round r of an MIS-2: fresh priorities
+/// each round (as Luby's MIS draws them) free the nodes a fixed order leaves
+/// waiting behind a chain of larger neighbours. On 3D 7-pt
+/// 128³ level 0's passes take 10 / 8 / 7 rounds instead of 16 / 12 / 10, and
+/// form as many aggregates (docs/experiments.md). For each r it is a bijection
+/// of i (a xor, then mis2_hash), so keys never tie; round 0 is mis2_hash.
+BINAMG_HOST_DEVICE inline std::uint32_t mis2_round_hash(std::uint32_t i, std::uint32_t round) {
+  return mis2_hash(i ^ (round * 0x9e3779b9u));
+}
+
 /// Roots of the distance-2 maximal independent set of the graph S (pattern only,
 /// no diagonal, symmetric): root[i] = 1 for IN nodes. Any two roots are at least
 /// 3 edges apart and every node is within 2 edges of a root. Jacobi-style rounds
-/// on keys (state, hash(i), i), so the result does not depend on thread count.
+/// on keys (state, mis2_round_hash(i, round)), so the result does not depend on
+/// thread count.
 template <typename T>
 std::vector<std::uint8_t> mis2_roots(const CsrMatrix<T>& S);
 

@@ -4,8 +4,8 @@
 // small graphs, all stages in one cooperative launch
 // (amg/aggregation_one_launch.cu). mis2_hash is a bijection on 32-bit integers
 // (each xor-shift and odd multiplication is invertible), so (state, hash) alone
-// orders nodes exactly as the CPU's (state, hash, index) does and fits one
-// 64-bit key.
+// orders nodes exactly as the CPU's (state, hash) does and fits one
+// 64-bit key. The hash changes with the round (mis2_round_hash).
 #include <cooperative_groups.h>
 
 #include <cstdint>
@@ -21,8 +21,8 @@ namespace binamg::mis2_steps {
 
 enum : std::uint8_t { state_out = 0, state_undecided = 1, state_in = 2 };
 
-__device__ inline std::uint64_t mis2_key(std::uint8_t state, index_t node) {
-  return (std::uint64_t(state) << 32) | mis2_hash(static_cast<std::uint32_t>(node));
+__device__ inline std::uint64_t mis2_key(std::uint8_t state, index_t node, std::uint32_t round) {
+  return (std::uint64_t(state) << 32) | mis2_round_hash(static_cast<std::uint32_t>(node), round);
 }
 
 // Nodes still without an aggregate form the subgraph the next MIS-2 runs on.
@@ -78,23 +78,24 @@ __device__ index_t group_sum(index_t value) {
   return value;
 }
 
-// M1(i), the largest key over {i} ∪ N(i). M1(i) changes only while {i} ∪ N(i)
-// holds an undecided node (a key changes only when its node decides, and no node
-// becomes undecided again); once it holds none, the M1 written now is final.
-// Returns, in lane 0 of the group, whether i needs M1 in the next round. `state`
+// M1(i), the largest key over {i} ∪ N(i) in this round. Only undecided nodes in
+// {i} ∪ N(i) read M1(i); once it holds none (no node becomes undecided again),
+// M1(i) is read no more and need not follow the rounds' hashes. Returns, in
+// lane 0 of the group, whether i needs M1 in the next round. `state`
 // and `max1` are not __restrict__: the MIS-2 kernel writes them between its grid
 // barriers, so they must not be read through the read-only cache.
 template <int L>
 __device__ bool neighbourhood_max_key(index_t i, const index_t* __restrict__ row_ptr,
                                       const index_t* __restrict__ col_idx,
-                                      const std::uint8_t* state, std::uint64_t* max1) {
+                                      const std::uint8_t* state, std::uint64_t* max1,
+                                      std::uint32_t round) {
   const std::uint8_t own = state[i];
-  std::uint64_t best = mis2_key(own, i);
+  std::uint64_t best = mis2_key(own, i, round);
   bool undecided = own == state_undecided;
   for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L) {
     const index_t j = col_idx[k];
     const std::uint8_t s = state[j];
-    best = max(best, mis2_key(s, j));
+    best = max(best, mis2_key(s, j, round));
     undecided |= s == state_undecided;
   }
   best = row_split::group_max<L>(best);
@@ -111,14 +112,14 @@ __device__ bool neighbourhood_max_key(index_t i, const index_t* __restrict__ row
 template <int L>
 __device__ bool update_state(index_t i, const index_t* __restrict__ row_ptr,
                              const index_t* __restrict__ col_idx, std::uint8_t* state,
-                             const std::uint64_t* max1) {
+                             const std::uint64_t* max1, std::uint32_t round) {
   if (state[i] != state_undecided) return false;  // uniform in the group
   std::uint64_t best = max1[i];
   for (index_t k = row_ptr[i] + threadIdx.x % L; k < row_ptr[i + 1]; k += L)
     best = max(best, max1[col_idx[k]]);
   best = row_split::group_max<L>(best);
   if (threadIdx.x % L != 0) return false;
-  if (best == mis2_key(state_undecided, i))
+  if (best == mis2_key(state_undecided, i, round))
     state[i] = state_in;
   else if ((best >> 32) == state_in)
     state[i] = state_out;
@@ -167,16 +168,16 @@ __device__ void mis2_of_states(const cooperative_groups::grid_group& grid, index
   for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
     if (threadIdx.x % L == 0) needs_max[i] = state[i] != state_out;
   grid_barrier(grid);
-  for (int round = 0;; ++round) {
+  for (std::uint32_t round = 0;; ++round) {
     for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride) {
       if (!needs_max[i]) continue;
-      const bool keep = neighbourhood_max_key<L>(i, row_ptr, col_idx, state, max1);
+      const bool keep = neighbourhood_max_key<L>(i, row_ptr, col_idx, state, max1, round);
       if (threadIdx.x % L == 0 && !keep) needs_max[i] = 0;
     }
     grid_barrier(grid);
     bool undecided = false;
     for (std::int64_t i = row_split::group_row<L>(); i < n; i += stride)
-      undecided |= update_state<L>(i, row_ptr, col_idx, state, max1);
+      undecided |= update_state<L>(i, row_ptr, col_idx, state, max1, round);
     if (blockIdx.x == 0 && threadIdx.x == 0) undecided_left[(round + 1) % 3] = 0;
     if (__syncthreads_or(undecided) && threadIdx.x == 0) undecided_left[round % 3] = 1;
     grid_barrier(grid);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <queue>
 
@@ -220,6 +221,21 @@ TEST(Mis2Hash, MatchesAnIndependentImplementation) {
   EXPECT_EQ(mis2_hash(1), 1753845952u);
   EXPECT_EQ(mis2_hash(12345), 2435775735u);
   EXPECT_EQ(mis2_hash(4294967295u), 1734902346u);
+}
+
+TEST(Mis2Hash, EachRoundHashesAnotherPermutation) {
+  // Values from the same transcription: mis2_hash(i xor r * 0x9e3779b9).
+  for (std::uint32_t i : {0u, 1u, 12345u}) EXPECT_EQ(mis2_round_hash(i, 0), mis2_hash(i));
+  EXPECT_EQ(mis2_round_hash(1, 1), 2767685996u);
+  EXPECT_EQ(mis2_round_hash(12345, 2), 1162198605u);
+  EXPECT_EQ(mis2_round_hash(7, 1000), 2829241433u);
+  // A bijection in i for each round: no two nodes of a small graph tie.
+  for (std::uint32_t round : {1u, 5u}) {
+    std::vector<std::uint32_t> hashes;
+    for (std::uint32_t i = 0; i < 4096; ++i) hashes.push_back(mis2_round_hash(i, round));
+    std::sort(hashes.begin(), hashes.end());
+    EXPECT_EQ(std::adjacent_find(hashes.begin(), hashes.end()), hashes.end()) << round;
+  }
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ struct RefreshCase {
 };
 
 /// Small problems of several levels whose setup finds the same aggregates for
-/// values scaled by a few percent (symmetrically_scaled(A, 0.03, ·)): scalar
+/// values scaled by a few percent (symmetrically_scaled(A, 0.03, phase) for
+/// phases 0 and 1; at phase 2 a coarse connection of the 2D stencil crosses θ
+/// and the MIS-2 then aggregates level 1 differently): scalar
 /// stencils, one with weak connections (filtered prolongators) and l1-Jacobi
 /// with ptap-left, and an elasticity system with its rigid-body modes.
 template <typename T>
