@@ -69,10 +69,15 @@ constexpr int mis2_system_free_percent = 65;
 
 /// The passes stop after one that forms fewer than 1/mis2_tail_share of the
 /// aggregates formed before it (or none). Each pass is a whole MIS-2 of the
-/// free nodes (6–16 rounds), and the last ones form almost nothing: on 3D
-/// 7-pt 128³ level 0's passes form 188428, 53051, 4384, 49 and 0 aggregates
-/// (docs/experiments.md); the join places what they would have taken.
-constexpr index_t mis2_tail_share = 20;
+/// free nodes (6–16 rounds), and the last ones form few: on 3D 7-pt 128³
+/// level 0's passes form 188428, 53051, 4384, 49 and 0 aggregates; the join
+/// places what they would have taken, in aggregates a little larger. Against
+/// 20, a half kept the iterations of every stencil and fem matrix but the
+/// rotated anisotropy's (66 → 67) at lower operator complexity (3D 7-pt 128³
+/// 1.750 → 1.693, 27-pt 1.167 → 1.152, jump3d 1.755 → 1.704), and cut the GPU
+/// aggregation by a fifth; stopping after any pass that forms fewer than the
+/// passes before it (1) cost 2D 5-pt 2048² 15 → 17 iterations (docs/experiments.md).
+constexpr index_t mis2_tail_share = 2;
 BINAMG_HOST_DEVICE inline bool mis2_passes_continue(index_t formed, index_t formed_before) {
   return formed > 0 && std::int64_t(formed) * mis2_tail_share >= formed_before;
 }
