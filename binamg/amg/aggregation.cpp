@@ -53,8 +53,10 @@ std::vector<std::uint8_t> mis2_of_active(const CsrMatrix<T>& S,
   bool undecided_left = true;
   for (std::uint32_t round = 0; undecided_left; ++round) {
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) hash[i] = mis2_round_hash(static_cast<std::uint32_t>(i), round);
-      // M1(i): largest key over {i} ∪ N(i) among active nodes, from this round's states.
+    for (index_t i = 0; i < n; ++i) {
+      hash[i] = mis2_round_hash(static_cast<std::uint32_t>(i), round);
+    }
+    // M1(i): largest key over {i} ∪ N(i) among active nodes, from this round's states.
 #pragma omp parallel for schedule(static)
     for (index_t i = 0; i < n; ++i) {
       index_t best = i;

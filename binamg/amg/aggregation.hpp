@@ -33,9 +33,9 @@ BINAMG_HOST_DEVICE inline std::uint32_t mis2_hash(std::uint32_t i) { return inte
 
 /// The hash that orders MIS-2 keys in round r of an MIS-2: fresh priorities
 /// each round (as Luby's MIS draws them) free the nodes a fixed order leaves
-/// waiting behind a chain of larger neighbours. On 3D 7-pt
-/// 128³ level 0's passes take 10 / 8 / 7 rounds instead of 16 / 12 / 10, and
-/// form as many aggregates (docs/experiments.md). For each r it is a bijection
+/// waiting behind a chain of larger neighbours. On 3D 7-pt 128³ level 0's
+/// passes take 10 / 8 / 7 rounds instead of 16 / 12 / 10, and form about as
+/// many aggregates (docs/experiments.md). For each r it is a bijection
 /// of i (a xor, then mis2_hash), so keys never tie; round 0 is mis2_hash.
 BINAMG_HOST_DEVICE inline std::uint32_t mis2_round_hash(std::uint32_t i, std::uint32_t round) {
   return mis2_hash(i ^ (round * 0x9e3779b9u));
@@ -70,7 +70,8 @@ constexpr int mis2_system_free_percent = 65;
 /// The passes stop after one that forms fewer than 1/mis2_tail_share of the
 /// aggregates formed before it (or none). Each pass is a whole MIS-2 of the
 /// free nodes (6–16 rounds), and the last ones form few: on 3D 7-pt 128³
-/// level 0's passes form 188428, 53051, 4384, 49 and 0 aggregates; the join
+/// level 0's passes formed 188428, 53051, 4384, 49 and 0 aggregates (with
+/// one hash for every round); the join
 /// places what they would have taken, in aggregates a little larger. Against
 /// 20, a half kept the iterations of every stencil and fem matrix but the
 /// rotated anisotropy's (66 → 67) at lower operator complexity (3D 7-pt 128³
