@@ -32,7 +32,7 @@ __global__ void refill_entries(index_t nnz, const index_t* rows, const index_t* 
       if (b_col[mid] < j) low = mid + 1; else high = mid;
     }
     if (low < b_row_ptr[inner + 1] && b_col[low] == j) {
-      const T p = spgemm_detail::product(a_val[k], b_val[low]);
+      const T p = rounded_product(a_val[k], b_val[low]);
       sum = first ? p : sum + p;
       first = false;
     }

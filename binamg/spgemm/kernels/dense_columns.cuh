@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kDenseBlock)
 #pragma unroll
     for (int i = 0; i < kDenseItems; ++i) {
       col[i] = valid[i] ? in.b_col[p[i]] : kEmptyKey;
-      term[i] = valid[i] ? product(in.a_val[k[i]], in.b_val[p[i]]) : T(0);
+      term[i] = valid[i] ? rounded_product(in.a_val[k[i]], in.b_val[p[i]]) : T(0);
     }
     for (int slice = 0; slice < kSlices; ++slice) slice_count[slice][column] = 0;
     __syncthreads();

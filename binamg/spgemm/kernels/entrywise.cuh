@@ -45,7 +45,7 @@ __global__ void numeric_entrywise_kernel(ProductOperands<T> in, const index_t* r
     const T a = in.a_val[k];
     const index_t end = in.b_row_ptr[inner + 1];
     for (index_t p = in.b_row_ptr[inner] + lane; p < end; p += G)
-      fits &= accumulate(keys, values, mask, in.b_col[p], product(a, in.b_val[p]));
+      fits &= accumulate(keys, values, mask, in.b_col[p], rounded_product(a, in.b_val[p]));
     group_sync<G>();
   }
   sort_table<G>(keys, values, table_size, lane);

@@ -4,6 +4,7 @@
 // bitonic sort that leaves a row's entries in column order.
 #include <cuda_runtime.h>
 
+#include "binamg/core/rounded_product.cuh"
 #include "binamg/core/types.hpp"
 
 namespace binamg::spgemm_detail {
@@ -33,11 +34,6 @@ __device__ __forceinline__ void group_sync() {
     __syncwarp(group_mask<G>());
   }
 }
-
-/// Product without fused multiply-add, so that a sum built in A's row order
-/// rounds exactly as the CPU reference does.
-__device__ __forceinline__ float product(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double product(double a, double b) { return __dmul_rn(a, b); }
 
 /// Inserts `col` into a table of mask+1 slots that has room for it; returns
 /// true when this call added the key (so counting true results counts the

@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(Block)
         const T a0 = entry_a[0];
         for (index_t p = begin + index_t(threadIdx.x); p < end; p += Block) {
           const index_t col = in.b_col[p];
-          const T value = product(a0, in.b_val[p]);
+          const T value = rounded_product(a0, in.b_val[p]);
           if (marker[col] == row) {
             accumulator[col] += value;
           } else {
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(Block)
             if (entry_offset[mid] <= q) low = mid; else high = mid - 1;
           }
           const index_t p = entry_b_begin[low] + (q - entry_offset[low]);
-          batch_value[q] = product(entry_a[low], in.b_val[p]);
+          batch_value[q] = rounded_product(entry_a[low], in.b_val[p]);
           keys[i] = (Key(in.b_col[p]) << Shift) | Key(q);
         }
       }

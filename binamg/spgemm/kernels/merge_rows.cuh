@@ -268,7 +268,7 @@ __device__ __forceinline__ index_t fill_steps(MergeRow<E, T>& row, const Product
       const bool hit = cursor.head == column;
       const unsigned hits = __ballot_sync(0xffffffffu, hit) & group_lanes;
       if (hit) {
-        buffer[at + __popc(hits & lanes_below)] = product(row.a[i], in.b_val[cursor.p]);
+        buffer[at + __popc(hits & lanes_below)] = rounded_product(row.a[i], in.b_val[cursor.p]);
         cursor.advance(in.b_col);
       }
       at += __popc(hits);

@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(Block, sizeof(Key) == 4 ? 2048 / Block : 1)
     if (q < total) {
       const int e = slot_bytes[group][q];
       const index_t p = entry_base[group][e] + q;
-      values[group][q] = product(entry_a[group][e], in.b_val[p]);
+      values[group][q] = rounded_product(entry_a[group][e], in.b_val[p]);
       sorted[j] = (Key(unsigned(in.b_col[p])) << kShortPositionBits) | Key(q);
     }
   }

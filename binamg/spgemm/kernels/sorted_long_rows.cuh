@@ -89,7 +89,7 @@ __global__ void expand_long_row_products_kernel(ProductOperands<T> in, const ind
     const index_t k = in.a_row_ptr[rows[l]] + (e - entry_offset[l]);
     const index_t p = in.b_row_ptr[in.a_col[k]] + index_t(q - product_offset[e]);
     keys[q] = (SortKey(l) << column_bits) | SortKey(unsigned(in.b_col[p]));
-    if (values != nullptr) values[q] = product(in.a_val[k], in.b_val[p]);
+    if (values != nullptr) values[q] = rounded_product(in.a_val[k], in.b_val[p]);
   }
 }
 

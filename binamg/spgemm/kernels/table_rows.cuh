@@ -252,7 +252,7 @@ __global__ void numeric_shared_kernel(ProductOperands<T> in, const index_t* rows
         value[i] = T(0);
         if (q < total) {
           col[i] = in.b_col[p];
-          value[i] = product(entry_a, in.b_val[p]);
+          value[i] = rounded_product(entry_a, in.b_val[p]);
         }
       }
 #pragma unroll

@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(kThreadRowBlock)
   bool overflow = false;
   for_each_product(in, row, [&](index_t k, index_t p) {
     const index_t col = in.b_col[p];
-    const T value = product(in.a_val[k], in.b_val[p]);
+    const T value = rounded_product(in.a_val[k], in.b_val[p]);
     const int s = find_column(cols, count, col);
     if (s < count) {
       vals[s][t] += value;

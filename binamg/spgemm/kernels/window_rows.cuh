@@ -322,7 +322,7 @@ __device__ __forceinline__ void add_products(const Operands& in, index_t a_begin
           term[i] = T(0);
           if (current.col[i] >= 0) {
             place[i] = place_of(current.col[i], window, bits, ranks);
-            term[i] = product(current.a, current.b[i]);
+            term[i] = rounded_product(current.a, current.b[i]);
           }
         }
 #pragma unroll
@@ -342,7 +342,7 @@ __device__ __forceinline__ void add_products(const Operands& in, index_t a_begin
           const T row_a = __shfl_sync(0xffffffffu, a, e);
           for (index_t off = lane; off < row_length; off += 32)
             sums[place_of(in.b_col[row_begin + off], window, bits, ranks)] +=
-                product(row_a, in.b_val[row_begin + off]);
+                rounded_product(row_a, in.b_val[row_begin + off]);
           __syncwarp();
         }
       }
