@@ -9,9 +9,12 @@
 // the copy bandwidth (docs/experiments.md). Every k = 1 kernel that sums A's rows
 // against a vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ
 // estimate) runs through launch(), so they share one summation order: a fused step
-// gives the bits of the calls it replaces. They read a matrix's packed columns
-// and coded values where it has them (sparse/packed_columns.hpp,
-// sparse/coded_values.hpp): the same columns and values, so the same bits.
+// gives the bits of the calls it replaces. Coded matrices of short rows (the
+// finest levels) skip the staging: a thread sums each row from its registers
+// (thread_rows_kernel), in the order a lane per row adds it. They read a
+// matrix's packed columns and coded values where it has them
+// (sparse/packed_columns.hpp, sparse/coded_values.hpp): the same columns and
+// values, so the same bits.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
+#include "binamg/core/rounded_product.cuh"
 #include "binamg/sparse/device_csr.hpp"
 #include "binamg/sparse/packed_columns.hpp"
 #include "binamg/spmv/column_partials.cuh"
@@ -46,6 +50,11 @@ constexpr int max_tiles_per_block = 8;
 // Rows past row_split::long_row_length for groups of this many lanes are summed
 // by a whole block.
 constexpr int long_row_lanes = 8;
+
+// A thread per row (thread_rows_kernel) loads this many of its row's entries
+// before it gathers their inputs, and takes rows of at most thread_row_max.
+constexpr int thread_row_loads = 8;
+constexpr index_t thread_row_max = 64;
 
 static_assert(threads <= packed_chunk_rows, "a block's rows lie in one chunk");
 
@@ -271,6 +280,63 @@ __global__ void __launch_bounds__(threads,
   }
 }
 
+/// Row b·threads + t summed by thread t of block b alone: it loads
+/// thread_row_loads entries of its row (codes and column offsets, a few bytes
+/// each) before it gathers their inputs, so all of them are in flight at once,
+/// with no staging and no barrier. For coded matrices of short rows (the finest
+/// levels), where a warp's rows span a few cache lines: the SpMV 1.6-2× faster
+/// than staged there (docs/experiments.md), but slower on uncoded rows, whose
+/// 8-byte values spread a warp's loads over many lines. The row's entries are
+/// added in order from 0 (the staged lane-per-row order, so the same bits), and
+/// finish's values as row_sums_kernel adds them with a lane per row.
+template <typename Sum, typename T, typename Columns, typename Values, typename Gather,
+          typename Finish>
+__global__ void __launch_bounds__(threads, full_occupancy_blocks)
+    thread_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr, Columns columns,
+                       Values values, Gather x_of, Finish finish, Sum* __restrict__ partial) {
+  constexpr bool sums = returns_sum<Sum, Finish>;
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * threads;
+  const auto col_idx = columns.for_rows(first_row);
+  const std::int64_t row = first_row + threadIdx.x;
+  Sum total = 0;
+  if (row < rows) {
+    const index_t end = row_ptr[row + 1];
+    Sum sum = 0;
+    for (index_t base = row_ptr[row]; base < end; base += thread_row_loads) {
+      index_t cols[thread_row_loads];
+      T vals[thread_row_loads];
+#pragma unroll
+      for (int j = 0; j < thread_row_loads; ++j) {
+        const bool in_row = base + j < end;
+        cols[j] = in_row ? col_idx[base + j] : 0;
+        vals[j] = in_row ? values[base + j] : T(0);
+      }
+#pragma unroll
+      for (int j = 0; j < thread_row_loads; ++j)
+        if (base + j < end) sum += rounded_product(Sum(vals[j]), Sum(x_of(cols[j])));
+    }
+    if constexpr (sums)
+      total = finish(index_t(row), sum);
+    else
+      finish(index_t(row), sum);
+  }
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
+}
+
+/// Whether launch() sums A's rows a thread each (thread_rows_kernel): coded
+/// values and rows of at most thread_row_max entries, where the gather loads
+/// early (EarlyLoads).
+template <bool EarlyLoads, typename T>
+bool thread_rows(const DeviceCsr<T>& A) {
+  return EarlyLoads && A.coded.describe(A.values) && A.max_row_length >= 0 &&
+         A.max_row_length <= thread_row_max;
+}
+
 template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
           typename Values, typename Gather, typename Finish>
 void launch_entries(const DeviceCsr<T>& A, const Columns& columns, const Values& values,
@@ -289,10 +355,17 @@ template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typenam
           typename Gather, typename Finish>
 void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
                     const Finish& finish, Sum* partial, cudaStream_t stream) {
-  if (A.coded.describe(A.values))
-    return launch_entries<Sum, G, Staged, EarlyLoads, T>(
-        A, columns, CodedValuesView<T>{A.coded.code.data(), A.coded.table.data()}, x_of, finish,
-        partial, stream);
+  if (A.coded.describe(A.values)) {
+    const CodedValuesView<T> coded{A.coded.code.data(), A.coded.table.data()};
+    if (thread_rows<EarlyLoads>(A)) {
+      thread_rows_kernel<Sum, T><<<blocks_for(A.rows, threads), threads, 0, stream>>>(
+          A.rows, A.row_ptr.data(), columns, coded, x_of, finish, partial);
+      BINAMG_CHECK_LAUNCH();
+      return;
+    }
+    return launch_entries<Sum, G, Staged, EarlyLoads, T>(A, columns, coded, x_of, finish, partial,
+                                                         stream);
+  }
   launch_entries<Sum, G, Staged, EarlyLoads, T>(A, columns, A.values.data(), x_of, finish, partial,
                                                 stream);
 }
@@ -315,15 +388,19 @@ inline int lanes_per_row(index_t rows, std::int64_t nnz) {
 }
 
 /// Blocks launch() runs over A, one partial sum each in launch_with_sum.
-inline std::size_t blocks_of(index_t rows, std::int64_t nnz) {
-  return std::size_t(blocks_for(rows, threads / lanes_per_row(rows, nnz)));
+template <bool EarlyLoads, typename T>
+std::size_t blocks_of(const DeviceCsr<T>& A) {
+  const int rows_per_block =
+      thread_rows<EarlyLoads>(A) ? threads : threads / lanes_per_row(A.rows, A.nnz());
+  return std::size_t(blocks_for(A.rows, rows_per_block));
 }
 
 /// Entries of the partials launch_with_sum needs for A (column_partials::sum
-/// adds them in place).
+/// adds them in place): the most blocks any launch over A's shape runs, so that
+/// a scratch sized before A's values were coded (or after) still suffices.
 template <typename T>
 std::size_t sum_scratch_size(const DeviceCsr<T>& A) {
-  return blocks_of(A.rows, A.nnz());
+  return std::size_t(blocks_for(A.rows, threads / lanes_per_row(A.rows, A.nnz())));
 }
 
 template <typename Sum, bool EarlyLoads, typename T, typename Gather, typename Finish>
@@ -331,13 +408,14 @@ void launch_with_partials(const DeviceCsr<T>& A, const Gather& x_of, const Finis
                           Sum* partial, cudaStream_t stream) {
   switch (lanes_per_row(A.rows, A.nnz())) {
     case 1: return launch_shape<Sum, 1, true, EarlyLoads>(A, x_of, finish, partial, stream);
-    case 2: return launch_shape<Sum, 2>(A, x_of, finish, partial, stream);
-    case 4: return launch_shape<Sum, 4>(A, x_of, finish, partial, stream);
-    case 8: return launch_shape<Sum, 8>(A, x_of, finish, partial, stream);
-    case 16: return launch_shape<Sum, 16>(A, x_of, finish, partial, stream);
+    case 2: return launch_shape<Sum, 2, true, EarlyLoads>(A, x_of, finish, partial, stream);
+    case 4: return launch_shape<Sum, 4, true, EarlyLoads>(A, x_of, finish, partial, stream);
+    case 8: return launch_shape<Sum, 8, true, EarlyLoads>(A, x_of, finish, partial, stream);
+    case 16: return launch_shape<Sum, 16, true, EarlyLoads>(A, x_of, finish, partial, stream);
     default:
-      if (staged(A.rows, A.nnz())) return launch_shape<Sum, 32>(A, x_of, finish, partial, stream);
-      return launch_shape<Sum, 32, false>(A, x_of, finish, partial, stream);
+      if (staged(A.rows, A.nnz()))
+        return launch_shape<Sum, 32, true, EarlyLoads>(A, x_of, finish, partial, stream);
+      return launch_shape<Sum, 32, false, EarlyLoads>(A, x_of, finish, partial, stream);
   }
 }
 
@@ -369,7 +447,7 @@ void launch_with_sum(const DeviceCsr<T>& A, const Gather& x_of, const Finish& fi
     return;
   }
   launch_with_partials<Sum, EarlyLoads>(A, x_of, finish, partials.data(), stream);
-  column_partials::sum(static_cast<unsigned>(blocks_of(A.rows, A.nnz())), 1, partials.data(), total,
+  column_partials::sum(static_cast<unsigned>(blocks_of<EarlyLoads>(A)), 1, partials.data(), total,
                        stream);
 }
 
