@@ -62,45 +62,103 @@ __global__ void __launch_bounds__(row_split::threads)
   if (!fill && lane == 0) count[row] = out;
 }
 
-// One thread per row: merges the sorted rows of S and Sᵀ, counting (count pass)
-// or writing (fill pass) the union without duplicates.
-template <bool fill>
-__global__ void union_rows(index_t rows, const index_t* a_ptr, const index_t* a_col,
-                           const index_t* b_ptr, const index_t* b_col, index_t* count,
-                           const index_t* out_ptr, index_t* out_col) {
+// Whether row `col` of the pattern (sorted rows) holds column `row`.
+__device__ bool holds(const index_t* row_ptr, const index_t* col_idx, index_t col, index_t row) {
+  index_t low = row_ptr[col], high = row_ptr[col + 1];
+  while (low < high) {
+    const index_t mid = low + (high - low) / 2;
+    if (col_idx[mid] < row)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low < row_ptr[col + 1] && col_idx[low] == row;
+}
+
+// The first position in sorted cols[begin, end) holding a column >= col.
+__device__ index_t lower_bound(const index_t* cols, index_t begin, index_t end, index_t col) {
+  while (begin < end) {
+    const index_t mid = begin + (end - begin) / 2;
+    if (cols[mid] < col)
+      begin = mid + 1;
+    else
+      end = mid;
+  }
+  return begin;
+}
+
+// A group of L lanes per row of S: counts (count pass) or writes (fill pass)
+// the columns of the row's entries (row, col) that have no (col, row) partner,
+// in S's order (the ballot of strong_entries).
+template <bool fill, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    unpaired_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx, index_t* count,
+                     const index_t* u_ptr, index_t* u_col) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  const int lane = threadIdx.x % L;
+  const unsigned mask = row_split::group_mask<L>();
+  const unsigned lower_lanes = (1u << (threadIdx.x % 32)) - 1u;
+  index_t out = fill ? u_ptr[row] : 0;
+  for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
+    const index_t k = base + lane;
+    const bool unpaired =
+        k < row_ptr[row + 1] && !holds(row_ptr, col_idx, col_idx[k], index_t(row));
+    const unsigned ballot = __ballot_sync(mask, unpaired) & mask;
+    if (fill && unpaired) u_col[out + __popc(ballot & lower_lanes)] = col_idx[k];
+    out += __popc(ballot);
+  }
+  if (!fill && lane == 0) count[row] = out;
+}
+
+// One thread per row: the row's length in S ∪ Uᵀ (disjoint patterns).
+__global__ void union_lengths(index_t rows, const index_t* s_ptr, const index_t* ut_ptr,
+                              index_t* count) {
+  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) count[row] = s_ptr[row + 1] - s_ptr[row] + ut_ptr[row + 1] - ut_ptr[row];
+}
+
+// A group of L lanes per row of S: each entry of S to its place in the merged
+// row, after the entries of Uᵀ's row with smaller columns (usually none).
+template <int L>
+__global__ void __launch_bounds__(row_split::threads)
+    place_strong(index_t rows, const index_t* s_ptr, const index_t* s_col, const index_t* ut_ptr,
+                 const index_t* ut_col, const index_t* out_ptr, index_t* out_col) {
+  const std::int64_t row = row_split::group_row<L>();
+  if (row >= rows) return;
+  const index_t ut_begin = ut_ptr[row], ut_end = ut_ptr[row + 1];
+  const index_t first = out_ptr[row] - s_ptr[row];
+  for (index_t k = s_ptr[row] + threadIdx.x % L; k < s_ptr[row + 1]; k += L) {
+    const index_t col = s_col[k];
+    const index_t before =
+        ut_begin == ut_end ? 0 : lower_bound(ut_col, ut_begin, ut_end, col) - ut_begin;
+    out_col[first + k + before] = col;
+  }
+}
+
+// One thread per row: each entry of Uᵀ's row to its place in the merged row,
+// after the entries of S's row with smaller columns.
+__global__ void place_partners(index_t rows, const index_t* s_ptr, const index_t* s_col,
+                               const index_t* ut_ptr, const index_t* ut_col, const index_t* out_ptr,
+                               index_t* out_col) {
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  index_t i = a_ptr[row], j = b_ptr[row];
-  const index_t i_end = a_ptr[row + 1], j_end = b_ptr[row + 1];
-  index_t out = fill ? out_ptr[row] : 0;
-  while (i < i_end || j < j_end) {
-    index_t col;
-    if (j >= j_end || (i < i_end && a_col[i] < b_col[j])) col = a_col[i++];
-    else if (i >= i_end || b_col[j] < a_col[i]) col = b_col[j++];
-    else { col = a_col[i++]; ++j; }
-    if (fill) out_col[out] = col;
-    ++out;
+  for (index_t e = ut_ptr[row]; e < ut_ptr[row + 1]; ++e) {
+    const index_t col = ut_col[e];
+    const index_t before = lower_bound(s_col, s_ptr[row], s_ptr[row + 1], col) - s_ptr[row];
+    out_col[out_ptr[row] + (e - ut_ptr[row]) + before] = col;
   }
-  if (!fill) count[row] = out;
 }
 
 // A group of L lanes per row of S: raises *unpaired when an entry (row, col) has
-// no (col, row) partner, found by binary search in col's sorted row. S is usually
-// symmetric (A is), and then S ∪ Sᵀ = S needs no transpose.
+// no (col, row) partner. S is usually symmetric (A is), and then S ∪ Sᵀ = S.
 template <int L>
 __global__ void __launch_bounds__(row_split::threads)
     find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx, int* unpaired) {
   const std::int64_t row = row_split::group_row<L>();
   if (row >= rows) return;
   for (index_t k = row_ptr[row] + threadIdx.x % L; k < row_ptr[row + 1]; k += L) {
-    const index_t col = col_idx[k];
-    index_t low = row_ptr[col], high = row_ptr[col + 1];
-    while (low < high) {
-      const index_t mid = low + (high - low) / 2;
-      if (col_idx[mid] < row) low = mid + 1;
-      else high = mid;
-    }
-    if (low == row_ptr[col + 1] || col_idx[low] != row) {
+    if (!holds(row_ptr, col_idx, col_idx[k], index_t(row))) {
       atomicOr(unpaired, 1);
       return;
     }
@@ -173,7 +231,8 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
         S.nnz(), T(1), S.values.data());
     BINAMG_CHECK_LAUNCH();
   }
-  if (n > 0) {
+  if (n == 0) return S;
+  {
     DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
     BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
     with_strength_lanes(A, [&](auto lanes) {
@@ -184,26 +243,56 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
     });
     if (to_host(unpaired)[0] == 0) return S;  // symmetric: the union below would copy S
   }
-  const DeviceCsr<T> St = transpose(S, stream);
+  // S ∪ Sᵀ = S ∪ Uᵀ, U the entries of S without a partner: usually a few that
+  // rounding put on either side of θ (a Galerkin product's a_ij and a_ji may
+  // differ in their last bits). Uᵀ's rows are sorted (transpose keeps row order
+  // within a column) and disjoint from S's, so each entry's place in the merged
+  // row is its place in its own row plus the other row's smaller columns.
+  DeviceCsr<T> U;
+  U.rows = U.cols = n;
+  U.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength unpaired row_ptr");
+  auto unpaired_pass = [&](auto fill) {
+    with_strength_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      unpaired_entries<decltype(fill)::value, L>
+          <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+              n, S.row_ptr.data(), S.col_idx.data(), count.data(), U.row_ptr.data(),
+              U.col_idx.data());
+      BINAMG_CHECK_LAUNCH();
+    });
+  };
+  unpaired_pass(std::false_type{});
+  U.allocate_entries(
+      offsets_from_counts(count.data(), n, U.row_ptr.data(), "strength: unpaired entries", stream),
+      stream, "strength unpaired entries");
+  unpaired_pass(std::true_type{});
+  if (U.nnz() > 0) {
+    fill_value<<<blocks_for(U.nnz(), strength_threads), strength_threads, 0, stream>>>(
+        U.nnz(), T(1), U.values.data());
+    BINAMG_CHECK_LAUNCH();
+  }
+  const DeviceCsr<T> Ut = transpose(U, stream);
 
   DeviceCsr<T> graph;
   graph.rows = graph.cols = n;
   graph.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength graph row_ptr");
-  if (n > 0) {
-    union_rows<false><<<blocks, strength_threads, 0, stream>>>(
-        n, S.row_ptr.data(), S.col_idx.data(), St.row_ptr.data(), St.col_idx.data(),
-        count.data(), nullptr, nullptr);
-    BINAMG_CHECK_LAUNCH();
-  }
+  union_lengths<<<blocks, strength_threads, 0, stream>>>(n, S.row_ptr.data(), Ut.row_ptr.data(),
+                                                         count.data());
+  BINAMG_CHECK_LAUNCH();
   graph.allocate_entries(offsets_from_counts(count.data(), n, graph.row_ptr.data(),
                                              "strength: nnz(S + Sᵀ)", stream),
                          stream, "strength graph entries");
-  if (n > 0) {
-    union_rows<true><<<blocks, strength_threads, 0, stream>>>(
-        n, S.row_ptr.data(), S.col_idx.data(), St.row_ptr.data(), St.col_idx.data(), nullptr,
+  with_strength_lanes(A, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    place_strong<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+        n, S.row_ptr.data(), S.col_idx.data(), Ut.row_ptr.data(), Ut.col_idx.data(),
         graph.row_ptr.data(), graph.col_idx.data());
     BINAMG_CHECK_LAUNCH();
-  }
+  });
+  place_partners<<<blocks, strength_threads, 0, stream>>>(
+      n, S.row_ptr.data(), S.col_idx.data(), Ut.row_ptr.data(), Ut.col_idx.data(),
+      graph.row_ptr.data(), graph.col_idx.data());
+  BINAMG_CHECK_LAUNCH();
   if (graph.nnz() > 0) {
     fill_value<<<blocks_for(graph.nnz(), strength_threads), strength_threads, 0, stream>>>(
         graph.nnz(), T(1), graph.values.data());

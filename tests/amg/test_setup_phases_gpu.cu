@@ -3,6 +3,7 @@
 // aggregates and T, and ρ to rounding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "binamg/amg/aggregation.hpp"
@@ -82,7 +83,39 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphOfAScaledMatrixEqualsCpu) {
   }
 }
 
-// A nonsymmetric pattern takes the transpose-and-union path (symmetric ones skip it).
+// A symmetric pattern whose values differ in a few entries (as rounding makes a
+// Galerkin product's a_ij and a_ji differ) leaves a few strong entries without
+// a partner: the graph adds their mirror images where they fall in each row,
+// on short rows (a lane each) and long ones (several lanes).
+TYPED_TEST(AmgGpuSetup, StrengthGraphWithAFewUnpairedEntriesEqualsCpu) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const index_t n = 3000;
+  for (const double row_length : {3.0, 20.0}) {
+    const CsrMatrix<T> R = testing::random_matrix<T>({n, n, row_length, 0, 0, false}, 17);
+    CsrMatrix<T> A = add(T(1), add(T(1), R, T(1), transpose(R)), T(4), identity_matrix<T>(n));
+    std::vector<std::pair<index_t, index_t>> weakened;
+    for (index_t i = 0; i < n; i += 37)
+      for (index_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        if (A.col_idx[k] != i) {
+          A.values[k] *= T(1e-3);  // a_ij weak, a_ji as strong as before
+          weakened.push_back({i, A.col_idx[k]});
+          break;
+        }
+    for (const StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical}) {
+      const CsrMatrix<T> expected = strength(A, 0.1, m);
+      // (i, j) in the graph although a_ij is weak: the mirror of a strong a_ji.
+      int mirrored = 0;
+      for (const auto& [i, j] : weakened)
+        mirrored += std::count(expected.col_idx.begin() + expected.row_ptr[i],
+                               expected.col_idx.begin() + expected.row_ptr[i + 1], j);
+      ASSERT_GT(mirrored, 10) << "row length " << row_length;
+      testing::expect_same_matrix(expected, to_host(strength(to_device(A), 0.1, nullptr, m)));
+    }
+  }
+}
+
+// A nonsymmetric pattern takes the union path (symmetric ones skip it).
 TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
