@@ -25,6 +25,7 @@
 #include "binamg/core/hash.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/smoothers/jacobi.hpp"
+#include "binamg/smoothers/smooth.hpp"
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_steps.hpp"
 #include "binamg/solvers/vcycle.hpp"
@@ -60,6 +61,29 @@ double vector_bytes(index_t n, int vectors) {
   return double(n) * sizeof(T) * vectors;
 }
 
+struct Bytes {
+  double matrix, vectors;
+};
+
+// What `sweeps` Chebyshev applications of `degree` steps move at least
+// (smoothers/chebyshev.cu): from zero, the first step reads b and d⁻¹ and writes
+// x and the direction; every other step reads A, x, b, d⁻¹ and the direction
+// (not on an application's first step) and writes x and the direction (not on
+// its last).
+template <typename T>
+Bytes chebyshev_bytes(const DeviceCsr<T>& A, int degree, int sweeps, bool zero_guess) {
+  Bytes bytes{0, 0};
+  for (int sweep = 0; sweep < sweeps; ++sweep)
+    for (int step = 0; step < degree; ++step) {
+      const bool first = step == 0, last = step + 1 == degree;
+      const bool from_zero = zero_guess && sweep == 0 && first;
+      const int vectors = from_zero ? 3 + !last : 4 + !first + !last;
+      if (!from_zero) bytes.matrix += matrix_bytes(A);
+      bytes.vectors += vector_bytes<T>(A.rows, vectors);
+    }
+  return bytes;
+}
+
 // The host hierarchy with the device hierarchy's matrices, weights and inverse
 // diagonals, so the CPU cycle is the reference for the GPU cycle on equal operators.
 template <typename T>
@@ -78,16 +102,7 @@ Hierarchy<T> download(const DeviceHierarchy<T>& device) {
   }
   host.coarse_matrix = to_host(device.coarse_matrix);
   host.coarse.factor(host.coarse_matrix);
-  const std::size_t count = host.num_levels();
-  host.workspace.residual.resize(count);
-  host.workspace.rhs.resize(count);
-  host.workspace.solution.resize(count);
-  for (std::size_t l = 0; l < count; ++l) {
-    const std::size_t rows = host.matrix(static_cast<index_t>(l)).rows;
-    if (l < host.levels.size()) host.workspace.residual[l].resize(rows);
-    if (l > 0) host.workspace.rhs[l].resize(rows);
-    if (l > 0) host.workspace.solution[l].resize(rows);
-  }
+  host.workspace = cycle_workspace(host, 1);  // Chebyshev's directions too
   return host;
 }
 
@@ -202,14 +217,29 @@ void run_workload(const Workload& workload, const Options& options, double bandw
     BINAMG_CUDA_CHECK(cudaMemsetAsync(level_b.data(), 0, sizeof(T) * rows, stream));
     BINAMG_CUDA_CHECK(cudaMemsetAsync(level_x.data(), 0, sizeof(T) * rows, stream));
     DeviceBuffer<T>& r = work.residual[l];
-    const int sweeps = h.parameters.presweeps;
+    DeviceBuffer<T>& direction = work.direction[l];
+    const AmgParameters& parameters = h.parameters;
+    const int sweeps = parameters.presweeps;
     struct Component {
       const char* name;
       double matrix, vectors;  // bytes
       std::function<void()> run;
     };
+    // The level's smoother as the cycle runs it (smoother_detail::smooth).
+    auto smooth = [&](int count, bool zero_guess) {
+      smoother_detail::smooth(parameters, level, level_b, level_x, 1, count, zero_guess, r,
+                              direction, stream);
+    };
+    const bool chebyshev = parameters.smoother == SmootherKind::chebyshev;
     std::vector<Component> components;
-    if (sweeps == 1) {
+    if (chebyshev) {
+      const Bytes pre = chebyshev_bytes<T>(level.A, parameters.chebyshev_degree, sweeps, true);
+      components.push_back(
+          {"presmooth_from_zero", pre.matrix, pre.vectors, [&] { smooth(sweeps, true); }});
+      components.push_back({"residual", matrix_bytes(level.A), vector_bytes<T>(rows, 3), [&] {
+                              residual(level.A, level_x.data(), level_b.data(), r.data(), stream);
+                            }});
+    } else if (sweeps == 1) {
       // Reads A, b and d⁻¹, writes x and r.
       components.push_back({"presmooth_from_zero_with_residual", matrix_bytes(level.A),
                             vector_bytes<T>(rows, 4), [&] {
@@ -227,18 +257,17 @@ void run_workload(const Workload& workload, const Options& options, double bandw
                               residual(level.A, level_x.data(), level_b.data(), r.data(), stream);
                             }});
     }
+    const Bytes post = chebyshev ? chebyshev_bytes<T>(level.A, parameters.chebyshev_degree,
+                                                      parameters.postsweeps, false)
+                                 : Bytes{parameters.postsweeps * matrix_bytes(level.A),
+                                         parameters.postsweeps * vector_bytes<T>(rows, 4)};
     const std::vector<Component> rest = {
         {"restriction", matrix_bytes(level.R), vector_bytes<T>(rows + coarse_rows, 1),
          [&] { spmv(level.R, r.data(), work.rhs[l + 1].data(), stream); }},
         // Reads P, e and x, writes x.
         {"prolong_and_correct", matrix_bytes(level.P), vector_bytes<T>(coarse_rows + 2 * rows, 1),
          [&] { prolong_and_correct(level.P, work.solution[l + 1], level_x, stream); }},
-        {"postsmooth", h.parameters.postsweeps * matrix_bytes(level.A),
-         h.parameters.postsweeps * vector_bytes<T>(rows, 4),
-         [&] {
-           jacobi(level.A, level.inverse_diagonal, level.jacobi_weight, level_b, level_x,
-                  h.parameters.postsweeps, r, stream);
-         }},
+        {"postsmooth", post.matrix, post.vectors, [&] { smooth(parameters.postsweeps, false); }},
     };
     components.insert(components.end(), rest.begin(), rest.end());
     for (const Component& c : components) {
