@@ -36,7 +36,7 @@ struct DeviceCsr {
   // prepare_for_row_kernels() judged it worth it; read only while they
   // describe col_idx.
   PackedColumns packed;
-  // The values coded to 8 bits for the row kernels, where code_values() found
+  // The values coded to 8 or 16 bits for the row kernels, where code_values() found
   // few enough distinct ones; read only while they describe `values`. Whoever
   // rewrites the values in place must code them again (or clear them).
   CodedValues<T> coded;
@@ -144,9 +144,10 @@ void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
                              std::int64_t min_entries = packed_min_entries);
 
 /// Codes M's values into M.coded where M has at least min_entries nonzeros and
-/// at most coded_table_size distinct values (bit patterns), else leaves no
-/// codes; marks M's value storage judged either way. One read-back (synchronizes
-/// `stream`) where the size qualifies. For matrices a hierarchy owns and
+/// at most wide_coded_table_size distinct values (bit patterns; one-byte codes
+/// for at most coded_table_size), else leaves no codes; marks M's value storage
+/// judged either way. One or two read-backs (synchronizes `stream`) where the
+/// size qualifies. For matrices a hierarchy owns and
 /// multiplies again and again (see sparse/coded_values.hpp): the row kernels
 /// then read the codes, with the same results. Codes anew where the values
 /// were rewritten in place.

@@ -80,11 +80,11 @@ struct PackedColumnsView {
   }
 };
 
-/// A's values as a kernel reads them from their codes (sparse/coded_values.hpp):
-/// table[code[e]], the value itself.
-template <typename T>
+/// A's values as a kernel reads them from their one- or two-byte codes
+/// (sparse/coded_values.hpp): table[code[e]], the value itself.
+template <typename T, typename Code = std::uint8_t>
 struct CodedValuesView {
-  const std::uint8_t* __restrict__ code;
+  const Code* __restrict__ code;
   const T* __restrict__ table;
   __device__ T operator[](std::int64_t e) const { return table[code[e]]; }
 };
@@ -355,17 +355,22 @@ template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typenam
           typename Gather, typename Finish>
 void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
                     const Finish& finish, Sum* partial, cudaStream_t stream) {
-  if (A.coded.describe(A.values)) {
+  const auto by_thread_rows = [&](const auto& coded) {
+    thread_rows_kernel<Sum, T><<<blocks_for(A.rows, threads), threads, 0, stream>>>(
+        A.rows, A.row_ptr.data(), columns, coded, x_of, finish, partial);
+    BINAMG_CHECK_LAUNCH();
+  };
+  // Two-byte codes serve the thread rows only: staged, they would add
+  // instantiations for the few matrices that have them and long rows too.
+  if (A.coded.describe(A.values) && A.coded.narrow()) {
     const CodedValuesView<T> coded{A.coded.code.data(), A.coded.table.data()};
-    if (thread_rows<EarlyLoads>(A)) {
-      thread_rows_kernel<Sum, T><<<blocks_for(A.rows, threads), threads, 0, stream>>>(
-          A.rows, A.row_ptr.data(), columns, coded, x_of, finish, partial);
-      BINAMG_CHECK_LAUNCH();
-      return;
-    }
+    if (thread_rows<EarlyLoads>(A)) return by_thread_rows(coded);
     return launch_entries<Sum, G, Staged, EarlyLoads, T>(A, columns, coded, x_of, finish, partial,
                                                          stream);
   }
+  if (thread_rows<EarlyLoads>(A))
+    return by_thread_rows(
+        CodedValuesView<T, std::uint16_t>{A.coded.wide_code.data(), A.coded.table.data()});
   launch_entries<Sum, G, Staged, EarlyLoads, T>(A, columns, A.values.data(), x_of, finish, partial,
                                                 stream);
 }

@@ -48,8 +48,9 @@ CsrMatrix<T> with_distinct_values(CsrMatrix<T> A, int distinct) {
 
 // Coded where the distinct values fit a byte's table (a 2D stencil's two,
 // 256 made up, zero and −0 among them), with a lane per row, lane groups, a
-// warp per row and a block for a 30000-entry row; SpMV and residual give the
-// values' bits, from index and from packed columns.
+// warp per row and a block for a 30000-entry row, or two bytes' (257 and 5000
+// made up: short rows read them a thread per row, long ones the values); SpMV
+// and residual give the values' bits, from index and from packed columns.
 TYPED_TEST(CodedValuesGpu, CodesFewDistinctValuesAndKeepsTheBits) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -62,6 +63,10 @@ TYPED_TEST(CodedValuesGpu, CodesFewDistinctValuesAndKeepsTheBits) {
   std::uint64_t seed = 600;
   for (const auto& shape : shapes)
     cases.push_back({with_distinct_values(testing::random_matrix<T>(shape, seed++), 256), 256});
+  for (const int distinct : {257, 5000})
+    for (const auto& shape : {shapes[0], shapes[1]})
+      cases.push_back(
+          {with_distinct_values(testing::random_matrix<T>(shape, seed++), distinct), distinct});
   for (const auto& [host, distinct] : cases) {
     const DeviceBuffer<T> x = to_device(testing::random_vector<T>(host.cols, seed++));
     const DeviceBuffer<T> b = to_device(testing::random_vector<T>(host.rows, seed++));
@@ -74,6 +79,7 @@ TYPED_TEST(CodedValuesGpu, CodesFewDistinctValuesAndKeepsTheBits) {
       code_values(coded, nullptr, 0);
       ASSERT_TRUE(is_coded(coded)) << what;
       EXPECT_EQ(coded.coded.table.size(), distinct) << what;
+      EXPECT_EQ(coded.coded.narrow(), distinct <= coded_table_size) << what;
       EXPECT_EQ(packed != 0, coded.packed.describe(coded.col_idx)) << what;
       expect_same_bits(y, spmv_of(coded, x), "spmv, " + what);
       expect_same_bits(r, residual_of(coded, x, b), "residual, " + what);
@@ -81,14 +87,14 @@ TYPED_TEST(CodedValuesGpu, CodesFewDistinctValuesAndKeepsTheBits) {
   }
 }
 
-// Left uncoded, and judged: 257 distinct values, a random matrix's values, a
+// Left uncoded, and judged: 65537 distinct values, a random matrix's values, a
 // NaN with the all-ones pattern (double), and a matrix under min_entries.
 TYPED_TEST(CodedValuesGpu, LeavesManyDistinctValuesAndSmallMatricesUncoded) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
   const auto pattern = testing::random_matrix<T>({20000, 20000, 6, 0.0, 0, false}, 610);
   std::vector<std::pair<CsrMatrix<T>, std::int64_t>> cases = {
-      {with_distinct_values(pattern, 257), 0},
+      {with_distinct_values(pattern, wide_coded_table_size + 1), 0},
       {pattern, 0},
       {poisson<T>(Stencil::poisson2d_5, 300), packed_min_entries}};
   if constexpr (sizeof(T) == 8) {  // float has no value with the empty slot's pattern
@@ -102,7 +108,7 @@ TYPED_TEST(CodedValuesGpu, LeavesManyDistinctValuesAndSmallMatricesUncoded) {
     code_values(M, nullptr, min_entries);
     EXPECT_FALSE(is_coded(M)) << host.rows << " rows, min " << min_entries;
     EXPECT_TRUE(M.coded.judged_for(M.values));
-    EXPECT_TRUE(M.coded.code.empty());
+    EXPECT_TRUE(M.coded.code.empty() && M.coded.wide_code.empty());
   }
 }
 
