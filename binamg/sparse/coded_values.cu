@@ -254,7 +254,7 @@ void code_values(DeviceCsr<T>& M, cudaStream_t stream, std::int64_t min_entries)
   DistinctValues host;
   read_back(&host, found.data(), sizeof(DistinctValues), stream);
   if (host.overflow) {
-    code_wide(M, stream);
+    if (M.max_row_length >= 0 && M.max_row_length <= thread_row_max) code_wide(M, stream);
     return;
   }
   std::vector<unsigned long long> keys;

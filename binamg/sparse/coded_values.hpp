@@ -23,6 +23,12 @@ namespace binamg {
 constexpr int coded_table_size = 256;
 constexpr int wide_coded_table_size = 65536;
 
+/// The longest row the row kernels sum a thread per row (spmv/row_stream.cuh):
+/// only those read two-byte codes, so code_values() gives them only to matrices
+/// whose rows are known to be at most this long. On longer or uneven rows (the
+/// P2 tets: 25 a row on average, up to 51) the thread per row measured slower.
+constexpr index_t thread_row_max = 32;
+
 template <typename T>
 struct CodedValues {
   // Per entry, its value's index in table: one byte where the table holds at

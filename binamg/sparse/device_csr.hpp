@@ -144,8 +144,9 @@ void prepare_for_row_kernels(DeviceCsr<T>& M, cudaStream_t stream = nullptr,
                              std::int64_t min_entries = packed_min_entries);
 
 /// Codes M's values into M.coded where M has at least min_entries nonzeros and
-/// at most wide_coded_table_size distinct values (bit patterns; one-byte codes
-/// for at most coded_table_size), else leaves no codes; marks M's value storage
+/// at most coded_table_size distinct values (bit patterns), or at most
+/// wide_coded_table_size in two bytes where M.max_row_length is at most
+/// thread_row_max (sparse/coded_values.hpp), else leaves no codes; marks M's value storage
 /// judged either way. One or two read-backs (synchronizes `stream`) where the
 /// size qualifies. For matrices a hierarchy owns and
 /// multiplies again and again (see sparse/coded_values.hpp): the row kernels

@@ -52,9 +52,9 @@ constexpr int max_tiles_per_block = 8;
 constexpr int long_row_lanes = 8;
 
 // A thread per row (thread_rows_kernel) loads this many of its row's entries
-// before it gathers their inputs, and takes rows of at most thread_row_max.
+// before it gathers their inputs; it takes rows of at most thread_row_max
+// (sparse/coded_values.hpp).
 constexpr int thread_row_loads = 8;
-constexpr index_t thread_row_max = 64;
 
 static_assert(threads <= packed_chunk_rows, "a block's rows lie in one chunk");
 
