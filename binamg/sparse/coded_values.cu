@@ -54,11 +54,18 @@ __device__ int home_slot(unsigned long long key) {
   return static_cast<int>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1);
 }
 
-// Adds key to a table of `slots` unless it is there: true when this call added it.
+// Adds key to a table of `slots` unless it is there: true when this call added
+// it. With `stop`, it gives up (false) once *stop is raised: threads that
+// insert at once can fill a table past its half after the count has crossed its
+// limit, and the probes of the many that follow would otherwise walk the full
+// table (a refresh of 3D 7-pt 128³ with distinct values took 75 ms against 9).
 template <int slots>
-__device__ bool insert(unsigned long long* table, unsigned long long key) {
+__device__ bool insert(unsigned long long* table, unsigned long long key,
+                       const int* stop = nullptr) {
   int s = home_slot<slots>(key);
   for (int probe = 0; probe < slots; ++probe, s = (s + 1) & (slots - 1)) {
+    if (stop != nullptr && probe % 16 == 15 && *static_cast<const volatile int*>(stop))
+      return false;
     unsigned long long seen = *static_cast<volatile unsigned long long*>(table + s);
     if (seen == empty_slot) seen = atomicCAS(table + s, empty_slot, key);
     if (seen == empty_slot) return true;
@@ -144,7 +151,7 @@ __global__ void collect_distinct_wide(std::int64_t n, const T* values, unsigned 
   for (std::int64_t e = std::int64_t(blockIdx.x) * code_threads + threadIdx.x;
        e < n && !*static_cast<volatile int*>(&found->overflow); e += stride) {
     const unsigned long long key = bits_of(values[e]);
-    if (key == empty_slot || (insert<wide_table_slots>(table, key) &&
+    if (key == empty_slot || (insert<wide_table_slots>(table, key, &found->overflow) &&
                               atomicAdd(&found->count, 1) >= wide_coded_table_size))
       atomicExch(&found->overflow, 1);
   }

@@ -86,7 +86,8 @@ TYPED_TEST(CodedValuesGpu, CodesFewDistinctValuesAndKeepsTheBits) {
   }
 }
 
-// Left uncoded, and judged: 65537 distinct values, 300 on rows longer than
+// Left uncoded, and judged: 65537 distinct values, five million (more than the
+// two-byte table's slots arrive at once), 300 on rows longer than
 // thread_row_max, a random matrix's values, a NaN with the all-ones pattern
 // (double), and a matrix under min_entries.
 TYPED_TEST(CodedValuesGpu, LeavesManyDistinctValuesAndSmallMatricesUncoded) {
@@ -95,6 +96,7 @@ TYPED_TEST(CodedValuesGpu, LeavesManyDistinctValuesAndSmallMatricesUncoded) {
   const auto pattern = testing::random_matrix<T>({20000, 20000, 6, 0.0, 0, false}, 610);
   std::vector<std::pair<CsrMatrix<T>, std::int64_t>> cases = {
       {with_distinct_values(pattern, wide_coded_table_size + 1), 0},
+      {with_distinct_values(poisson<T>(Stencil::poisson2d_5, 1000), 5000000), 0},
       {with_distinct_values(testing::random_matrix<T>({5000, 5000, 60, 0.0, 0, false}, 611), 300),
        0},
       {pattern, 0},
