@@ -20,6 +20,12 @@ constexpr int wide_table_slots = 2 * wide_coded_table_size;
 static_assert((table_slots & (table_slots - 1)) == 0 &&
                   (wide_table_slots & (wide_table_slots - 1)) == 0,
               "slot counts are powers of two");
+// Blocks of the two-byte collection: at most 32768 threads insert at once, so
+// the table holds at most 65536 + 32768 keys when overflow is raised, whatever
+// the timing (3/4 full: every probe ends). With two million threads a table of
+// values all distinct filled up, and the probes that followed walked it whole.
+constexpr int wide_code_blocks = 128;
+static_assert(wide_code_blocks * code_threads <= wide_table_slots / 4, "the table never fills");
 // No value has this bit pattern in float (32 bits); in double it is a NaN,
 // which a hierarchy's matrices never hold, and such a value declines the codes.
 constexpr unsigned long long empty_slot = ~0ull;
@@ -55,10 +61,8 @@ __device__ int home_slot(unsigned long long key) {
 }
 
 // Adds key to a table of `slots` unless it is there: true when this call added
-// it. With `stop`, it gives up (false) once *stop is raised: threads that
-// insert at once can fill a table past its half after the count has crossed its
-// limit, and the probes of the many that follow would otherwise walk the full
-// table (a refresh of 3D 7-pt 128³ with distinct values took 75 ms against 9).
+// it. With `stop`, it gives up (false) once *stop is raised: past the count's
+// limit the remaining insertions are wasted probes.
 template <int slots>
 __device__ bool insert(unsigned long long* table, unsigned long long key,
                        const int* stop = nullptr) {
@@ -195,7 +199,7 @@ bool code_wide(DeviceCsr<T>& M, cudaStream_t stream) {
       cudaMemsetAsync(table.data(), 0xFF, sizeof(unsigned long long) * wide_table_slots, stream));
   BINAMG_CUDA_CHECK(cudaMemsetAsync(found.data(), 0, sizeof(WideCount), stream));
   const int blocks =
-      static_cast<int>(std::min<std::int64_t>(blocks_for(n, code_threads), 8 * max_code_blocks));
+      static_cast<int>(std::min<std::int64_t>(blocks_for(n, code_threads), wide_code_blocks));
   collect_distinct_wide<<<blocks, code_threads, 0, stream>>>(n, M.values.data(), table.data(),
                                                              found.data());
   BINAMG_CHECK_LAUNCH();
