@@ -80,7 +80,8 @@ AMG
   --strength-measure classical|symmetric   a_ij is strong when |a_ij| >= theta times
                        the smaller of rows i's and j's largest off-diagonal |a_ik|
                        (classical, default) or times sqrt(|a_ii a_jj|) (symmetric)
-  --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5)
+  --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5 with mis2,
+                       0.75 with standard; F sets both)
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
                        default 1, 0: none)
@@ -163,7 +164,8 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = get("--strength-measure"))
     options.amg.strength_measure = parse_strength_measure(*v);
   if (auto v = get("--strength-decay"))
-    options.amg.strength_decay = parse_number<double>("--strength-decay", *v);
+    options.amg.strength_decay = options.amg.standard_strength_decay =
+        parse_number<double>("--strength-decay", *v);
   if (auto v = get("--max-coarse"))
     options.amg.max_coarse_rows = parse_number<index_t>("--max-coarse", *v);
   if (auto v = get("--max-levels")) options.amg.max_levels = parse_number<int>("--max-levels", *v);

@@ -72,6 +72,9 @@ void validate(const AmgParameters& p) {
           "AmgParameters: strength_measure is not one of symmetric, classical");
   require(std::isfinite(p.strength_decay) && p.strength_decay > 0 && p.strength_decay <= 1,
           "AmgParameters: strength_decay must lie in (0, 1]");
+  require(std::isfinite(p.standard_strength_decay) && p.standard_strength_decay > 0 &&
+              p.standard_strength_decay <= 1,
+          "AmgParameters: standard_strength_decay must lie in (0, 1]");
   require(p.filtered_levels >= 0, "AmgParameters: filtered_levels must be >= 0");
   require(p.max_coarse_rows >= 1, "AmgParameters: max_coarse_rows must be >= 1");
   require(p.max_levels >= 1, "AmgParameters: max_levels must be >= 1");

@@ -88,10 +88,14 @@ inline std::string different_pattern(index_t row) {
          std::to_string(row) + " (build a new hierarchy for a new pattern)";
 }
 
-/// θ of level `index`: the scalar or the system threshold, decayed per level.
+/// θ of level `index`: the scalar or the system threshold, decayed per level
+/// by the aggregation's decay.
 inline double level_theta(const AmgParameters& parameters, bool system, std::size_t index) {
+  const double decay = parameters.aggregation == AggregationMethod::standard
+                           ? parameters.standard_strength_decay
+                           : parameters.strength_decay;
   return (system ? parameters.system_strength_threshold : parameters.strength_threshold) *
-         std::pow(parameters.strength_decay, double(index));
+         std::pow(decay, double(index));
 }
 
 /// A refresh's matrices to refill in place (all null in a setup): the level's

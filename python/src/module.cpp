@@ -355,6 +355,7 @@ NB_MODULE(_binamg, m) {
             p.strength_measure = parse_strength_measure(v);
           })
       .def_rw("strength_decay", &AmgParameters::strength_decay)
+      .def_rw("standard_strength_decay", &AmgParameters::standard_strength_decay)
       .def_rw("filtered_levels", &AmgParameters::filtered_levels)
       .def_prop_rw(
           "aggregation",

@@ -159,6 +159,8 @@ def test_bad_input_raises_clear_errors():
         binamg.smoothed_aggregation_solver(A, smoother="sor")
     with pytest.raises(ValueError, match="strength_decay"):
         binamg.smoothed_aggregation_solver(A, strength_decay=0.0)
+    with pytest.raises(ValueError, match="standard_strength_decay"):
+        binamg.smoothed_aggregation_solver(A, standard_strength_decay=1.5)
     with pytest.raises(ValueError, match="B has 5 rows but A has 64"):
         binamg.smoothed_aggregation_solver(A, B=np.ones((5, 1)))
     with pytest.raises(ValueError, match="linear combination"):

@@ -292,6 +292,20 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
   EXPECT_GT(fixed.levels[1].P.cols, decayed.levels[1].P.cols);
   p.strength_decay = 0;
   EXPECT_THROW(build_hierarchy(A, p), InvalidInput);
+
+  // Standard aggregation decays by standard_strength_decay and ignores strength_decay.
+  p.strength_decay = 0.25;
+  p.aggregation = AggregationMethod::standard;
+  p.standard_strength_decay = 1;
+  const Hierarchy<T> standard_fixed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+  p.standard_strength_decay = 0.25;
+  const Hierarchy<T> standard_decayed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+  ASSERT_GE(standard_fixed.levels.size(), 2u);
+  ASSERT_GE(standard_decayed.levels.size(), 2u);
+  EXPECT_EQ(standard_fixed.levels[0].P.cols, standard_decayed.levels[0].P.cols);
+  EXPECT_GT(standard_fixed.levels[1].P.cols, standard_decayed.levels[1].P.cols);
+  p.standard_strength_decay = 1.5;
+  EXPECT_THROW(build_hierarchy(A, p), InvalidInput);
 }
 
 // Coarsening that ends above max_coarse_rows says why in `warnings`; above
