@@ -62,19 +62,6 @@ __global__ void __launch_bounds__(row_split::threads)
   if (!fill && lane == 0) count[row] = out;
 }
 
-// Whether row `col` of the pattern (sorted rows) holds column `row`.
-__device__ bool holds(const index_t* row_ptr, const index_t* col_idx, index_t col, index_t row) {
-  index_t low = row_ptr[col], high = row_ptr[col + 1];
-  while (low < high) {
-    const index_t mid = low + (high - low) / 2;
-    if (col_idx[mid] < row)
-      low = mid + 1;
-    else
-      high = mid;
-  }
-  return low < row_ptr[col + 1] && col_idx[low] == row;
-}
-
 // The first position in sorted cols[begin, end) holding a column >= col.
 __device__ index_t lower_bound(const index_t* cols, index_t begin, index_t end, index_t col) {
   while (begin < end) {
@@ -85,6 +72,12 @@ __device__ index_t lower_bound(const index_t* cols, index_t begin, index_t end, 
       end = mid;
   }
   return begin;
+}
+
+// Whether row `col` of the pattern (sorted rows) holds column `row`.
+__device__ bool holds(const index_t* row_ptr, const index_t* col_idx, index_t col, index_t row) {
+  const index_t at = lower_bound(col_idx, row_ptr[col], row_ptr[col + 1], row);
+  return at < row_ptr[col + 1] && col_idx[at] == row;
 }
 
 // A group of L lanes per row of S: counts (count pass) or writes (fill pass)
