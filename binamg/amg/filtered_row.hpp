@@ -18,10 +18,19 @@ BINAMG_HOST_DEVICE bool kept_in_filtered(index_t row, index_t col, T value, cons
   return col == row || strong_connection(value, scale[row], scale[col], theta, measure);
 }
 
+/// A_F's diagonal from a_ii plus the row's weak entries (`lumped`): the sum, or
+/// a_ii where the sum is not clearly positive. The floor and the test are taken
+/// in double on both devices: an unqualified sqrt of a float resolves to the
+/// double overload on the host but not in CUDA.
+template <typename T>
+BINAMG_HOST_DEVICE T lumped_or_diagonal(T lumped, T diagonal) {
+  const double epsilon = sizeof(T) == 4 ? double(FLT_EPSILON) : DBL_EPSILON;
+  const double floor = sqrt(epsilon) * fabs(double(diagonal));
+  return double(lumped) > floor ? lumped : diagonal;
+}
+
 /// The diagonal of `row` in A_F: a_ii plus the row's weak entries, left to
-/// right, or a_ii where that sum is not clearly positive. The floor and the
-/// test are taken in double on both devices: an unqualified sqrt of a float
-/// resolves to the double overload on the host but not in CUDA.
+/// right (lumped_or_diagonal).
 template <typename T>
 BINAMG_HOST_DEVICE T filtered_diagonal(index_t row, const index_t* row_ptr, const index_t* col_idx,
                                        const T* values, const T* diag, const T* scale,
@@ -29,9 +38,7 @@ BINAMG_HOST_DEVICE T filtered_diagonal(index_t row, const index_t* row_ptr, cons
   T lumped = diag[row];
   for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
     if (!kept_in_filtered(row, col_idx[k], values[k], scale, theta, measure)) lumped += values[k];
-  const double epsilon = sizeof(T) == 4 ? double(FLT_EPSILON) : DBL_EPSILON;
-  const double floor = sqrt(epsilon) * fabs(double(diag[row]));
-  return double(lumped) > floor ? lumped : diag[row];
+  return lumped_or_diagonal(lumped, diag[row]);
 }
 
 }  // namespace binamg::amg_detail

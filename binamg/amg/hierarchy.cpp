@@ -46,8 +46,8 @@ struct HostSteps {
     require_square_with_diagonal(A, what);
     return {inverse_diagonal(A)};
   }
-  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure) {
-    return binamg::strength(A, theta, measure);
+  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure, std::int64_t* weak) {
+    return binamg::strength(A, theta, measure, weak);
   }
   Matrix filtered(const Matrix& A, double theta, StrengthMeasure measure) {
     return filtered_matrix(A, theta, measure);

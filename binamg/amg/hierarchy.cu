@@ -85,8 +85,8 @@ struct DeviceSteps {
     }
     return d;
   }
-  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure) {
-    return binamg::strength(A, theta, stream, measure);
+  Matrix strength(const Matrix& A, double theta, StrengthMeasure measure, std::int64_t* weak) {
+    return binamg::strength(A, theta, stream, measure, weak);
   }
   Matrix filtered(const Matrix& A, double theta, StrengthMeasure measure) {
     return recorded(filtered_matrix(A, theta, stream, measure));

@@ -7,7 +7,8 @@
 //   Matrix own(const Matrix& A)                     a copy the hierarchy keeps
 //   Diagonal diagonal(const Matrix&, const std::string& what)
 //                                                   throws naming `what` on a zero
-//   Matrix strength(const Matrix& A, double theta, StrengthMeasure)
+//   Matrix strength(const Matrix& A, double theta, StrengthMeasure, std::int64_t* weak)
+//                                                   weak: null, or where to count A's weak entries
 //   Matrix filtered(const Matrix& A, double theta, StrengthMeasure)  amg/filtered.hpp
 //   std::int64_t weak_entries(const Matrix& A, double theta, StrengthMeasure)  (the same)
 //   Aggregates aggregate(const Matrix& S, AggregationMethod, int free_percent)
@@ -40,6 +41,7 @@
 //                                                   last lap, the device's work included
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -125,14 +127,16 @@ struct Coarser {
 /// weight and diagonal, P, R and the Galerkin matrix of the next level, which
 /// it returns with its diagonal (checked). Charges its phases to `timings`
 /// with the caller's `clock` (laps from the caller's last); `who` begins its
-/// messages.
+/// messages. `weak`: `current`'s weak entries at the level's θ where the
+/// setup's strength pass counted them, or -1 (a refresh: new values) to count
+/// them here.
 template <typename Steps, typename LevelType, typename Clock>
 Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool system,
                           std::size_t index, const typename Steps::Matrix& current,
                           const typename Steps::Diagonal& diagonal, LevelType& level,
                           SetupTimings& timings, Clock& clock,
                           Refill<typename Steps::Matrix, typename Steps::Kept> refill,
-                          const std::string& who) {
+                          const std::string& who, std::int64_t weak = -1) {
   using T = typename LevelType::value_type;
   const std::string level_name = who + ": level " + std::to_string(index);
   level.spectral_radius =
@@ -153,7 +157,7 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
   const double theta = level_theta(parameters, system, index);
   const StrengthMeasure measure = parameters.strength_measure;
   const bool filter = !system && theta > 0 && int(index) < parameters.filtered_levels &&
-                      steps.weak_entries(current, theta, measure) > 0;
+                      (weak >= 0 ? weak : steps.weak_entries(current, theta, measure)) > 0;
   // A filtered matrix's pattern follows its values, and P's and the coarser
   // patterns with it: such a level (now or before) is formed afresh, and so
   // are the levels below it (refresh_levels).
@@ -260,8 +264,10 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
     const double theta = level_theta(parameters, system, h.levels.size());
     // S is the graph of the nodes: of the rows, or of a system's nodes.
     const StrengthMeasure measure = parameters.strength_measure;
-    const Matrix S = system ? steps.strength(steps.node_matrix(current, candidates), theta, measure)
-                            : steps.strength(current, theta, measure);
+    std::int64_t weak = -1;  // A's weak entries, which a scalar level's strength pass counts
+    const Matrix S =
+        system ? steps.strength(steps.node_matrix(current, candidates), theta, measure, nullptr)
+               : steps.strength(current, theta, measure, &weak);
     clock.lap(h.timings.strength_ms);
     const int free_percent = system && h.levels.empty() ? mis2_system_free_percent : 0;
     const auto aggregates = steps.aggregate(S, parameters.aggregation, free_percent);
@@ -282,8 +288,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       weights = std::move(constant.coarse_weights);
     }
     clock.lap(h.timings.tentative_ms);
-    auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal,
-                              level, h.timings, clock, {}, "build_hierarchy");
+    auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal, level,
+                              h.timings, clock, {}, "build_hierarchy", weak);
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);

@@ -23,7 +23,8 @@ std::vector<T> strength_scales(const CsrMatrix<T>& A, StrengthMeasure measure) {
 }
 
 template <typename T>
-CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta, StrengthMeasure measure) {
+CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta, StrengthMeasure measure,
+                      std::int64_t* weak) {
   require(A.rows == A.cols, "strength: the matrix is not square (" + std::to_string(A.rows) +
                                 " x " + std::to_string(A.cols) + ")");
   require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
@@ -36,12 +37,18 @@ CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta, StrengthMeasure measu
 
   CsrMatrix<T> S = zero_matrix<T>(A.rows, A.cols);
   std::vector<index_t> row_nnz(A.rows, 0);
-#pragma omp parallel for schedule(static)
+  std::int64_t weak_total = 0;  // an integer sum: any order gives it
+#pragma omp parallel for schedule(static) reduction(+ : weak_total)
   for (index_t row = 0; row < A.rows; ++row) {
     index_t count = 0;
-    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k) count += is_strong(row, k);
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k) {
+      const bool strong = is_strong(row, k);
+      count += strong;
+      weak_total += !strong && A.col_idx[k] != row;
+    }
     row_nnz[row] = count;
   }
+  if (weak != nullptr) *weak = weak_total;
   for (index_t row = 0; row < A.rows; ++row) S.row_ptr[row + 1] = S.row_ptr[row] + row_nnz[row];
   S.col_idx.resize(S.row_ptr.back());
   S.values.assign(S.row_ptr.back(), T(1));
@@ -57,8 +64,8 @@ CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta, StrengthMeasure measu
   return symmetric;
 }
 
-#define BINAMG_INSTANTIATE(T)                                                             \
-  template CsrMatrix<T> strength<T>(const CsrMatrix<T>&, double, StrengthMeasure);        \
+#define BINAMG_INSTANTIATE(T)                                                                     \
+  template CsrMatrix<T> strength<T>(const CsrMatrix<T>&, double, StrengthMeasure, std::int64_t*); \
   template std::vector<T> strength_scales<T>(const CsrMatrix<T>&, StrengthMeasure);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

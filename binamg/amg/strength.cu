@@ -2,7 +2,9 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "binamg/amg/row_groups.cuh"
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/strength_test.hpp"
 #include "binamg/core/launch.hpp"
@@ -23,43 +25,52 @@ __device__ bool is_strong(index_t row, index_t col, T value, const T* scale, dou
          amg_detail::strong_connection(value, scale[row], scale[col], theta, measure);
 }
 
-// One thread per row: the largest |a_ik|, k ≠ i (a maximum: any order gives it).
-template <typename T>
-__global__ void largest_off_diagonals(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                                      const T* values, T* scale) {
-  const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  T largest = 0;
-  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-    if (col_idx[k] != row) largest = fmax(largest, fabs(values[k]));
-  scale[row] = largest;
-}
-
-// A group of L lanes per row of A (spmv/row_split.cuh; coarse levels have
-// 35-125 entries per row): counts (count pass) or writes (fill pass) the row's
-// strong entries. The lanes test L consecutive entries at a time and each strong
-// one goes to the slot after the strong ones of lower lanes (a ballot), so rows of
-// S keep A's column order and stay sorted.
-template <typename T, bool fill, int L>
+// A group of L lanes per row: the largest |a_ik|, k ≠ i (a maximum: any order
+// gives it).
+template <typename T, int L>
 __global__ void __launch_bounds__(row_split::threads)
-    strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                   const T* values, const T* scale, double theta, StrengthMeasure measure,
-                   index_t* count, const index_t* s_row_ptr, index_t* s_col_idx) {
+    largest_off_diagonals(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                          const T* values, T* scale) {
   const std::int64_t row = row_split::group_row<L>();
   if (row >= rows) return;  // whole groups leave together
-  const int lane = threadIdx.x % L;
-  const unsigned mask = row_split::group_mask<L>();
-  const unsigned lower_lanes = (1u << (threadIdx.x % 32)) - 1u;
-  index_t out = fill ? s_row_ptr[row] : 0;
-  for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
-    const index_t k = base + lane;
-    const bool strong = k < row_ptr[row + 1] &&
-                        is_strong(index_t(row), col_idx[k], values[k], scale, theta, measure);
-    const unsigned ballot = __ballot_sync(mask, strong) & mask;
-    if (fill && strong) s_col_idx[out + __popc(ballot & lower_lanes)] = col_idx[k];
-    out += __popc(ballot);
+  T largest = 0;
+  for (index_t k = row_ptr[row] + threadIdx.x % L; k < row_ptr[row + 1]; k += L)
+    if (col_idx[k] != row) largest = fmax(largest, fabs(values[k]));
+  largest = row_split::group_max<L>(largest);
+  if (threadIdx.x % L == 0) scale[row] = largest;
+}
+
+// A group of L lanes per row of A: counts (count pass) or writes (fill pass) the
+// row's strong entries in A's column order, so rows of S stay sorted. The count
+// pass also adds the row's weak entries (off-diagonal, not strong) to *weak; it
+// has no early return, since whole warps sum them.
+template <typename T, bool fill, int L>
+__global__ void __launch_bounds__(row_split::threads)
+    strong_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx, const T* values,
+                   const T* scale, double theta, StrengthMeasure measure, index_t* count,
+                   unsigned long long* weak, const index_t* s_row_ptr, index_t* s_col_idx) {
+  const std::int64_t row = row_split::group_row<L>();
+  const bool live = row < rows;
+  const index_t begin = live ? row_ptr[row] : 0, end = live ? row_ptr[row + 1] : 0;
+  bool diagonal = false;
+  const index_t strong = row_groups::compact_row<L>(
+      begin, end,
+      [&](index_t k) {
+        const index_t col = col_idx[k];
+        diagonal |= col == row;
+        return is_strong(index_t(row), col, values[k], scale, theta, measure);
+      },
+      [&](index_t k, index_t slot) {
+        if constexpr (fill) s_col_idx[s_row_ptr[row] + slot] = col_idx[k];
+      });
+  if constexpr (!fill) {
+    // Rows hold no duplicate column, so at most one diagonal entry.
+    const bool has_diagonal = __any_sync(row_split::group_mask<L>(), diagonal);
+    const bool first_lane = live && threadIdx.x % L == 0;
+    if (first_lane) count[row] = strong;
+    if (weak != nullptr)  // the same for the whole grid
+      row_groups::add_warp_total(first_lane ? end - begin - has_diagonal - strong : 0, weak);
   }
-  if (!fill && lane == 0) count[row] = out;
 }
 
 // The first position in sorted cols[begin, end) holding a column >= col.
@@ -82,26 +93,20 @@ __device__ bool holds(const index_t* row_ptr, const index_t* col_idx, index_t co
 
 // A group of L lanes per row of S: counts (count pass) or writes (fill pass)
 // the columns of the row's entries (row, col) that have no (col, row) partner,
-// in S's order (the ballot of strong_entries).
+// in S's order.
 template <bool fill, int L>
 __global__ void __launch_bounds__(row_split::threads)
     unpaired_entries(index_t rows, const index_t* row_ptr, const index_t* col_idx, index_t* count,
                      const index_t* u_ptr, index_t* u_col) {
   const std::int64_t row = row_split::group_row<L>();
-  if (row >= rows) return;
-  const int lane = threadIdx.x % L;
-  const unsigned mask = row_split::group_mask<L>();
-  const unsigned lower_lanes = (1u << (threadIdx.x % 32)) - 1u;
-  index_t out = fill ? u_ptr[row] : 0;
-  for (index_t base = row_ptr[row]; base < row_ptr[row + 1]; base += L) {
-    const index_t k = base + lane;
-    const bool unpaired =
-        k < row_ptr[row + 1] && !holds(row_ptr, col_idx, col_idx[k], index_t(row));
-    const unsigned ballot = __ballot_sync(mask, unpaired) & mask;
-    if (fill && unpaired) u_col[out + __popc(ballot & lower_lanes)] = col_idx[k];
-    out += __popc(ballot);
-  }
-  if (!fill && lane == 0) count[row] = out;
+  if (row >= rows) return;  // whole groups leave together
+  const index_t unpaired = row_groups::compact_row<L>(
+      row_ptr[row], row_ptr[row + 1],
+      [&](index_t k) { return !holds(row_ptr, col_idx, col_idx[k], index_t(row)); },
+      [&](index_t k, index_t slot) {
+        if constexpr (fill) u_col[u_ptr[row] + slot] = col_idx[k];
+      });
+  if (!fill && threadIdx.x % L == 0) count[row] = unpaired;
 }
 
 // One thread per row: the row's length in S ∪ Uᵀ (disjoint patterns).
@@ -147,12 +152,13 @@ __global__ void place_partners(index_t rows, const index_t* s_ptr, const index_t
 // no (col, row) partner. S is usually symmetric (A is), and then S ∪ Sᵀ = S.
 template <int L>
 __global__ void __launch_bounds__(row_split::threads)
-    find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx, int* unpaired) {
+    find_unpaired(index_t rows, const index_t* row_ptr, const index_t* col_idx,
+                  unsigned long long* unpaired) {
   const std::int64_t row = row_split::group_row<L>();
   if (row >= rows) return;
   for (index_t k = row_ptr[row] + threadIdx.x % L; k < row_ptr[row + 1]; k += L) {
     if (!holds(row_ptr, col_idx, col_idx[k], index_t(row))) {
-      atomicOr(unpaired, 1);
+      atomicOr(unpaired, 1ull);
       return;
     }
   }
@@ -164,16 +170,6 @@ __global__ void fill_value(index_t n, T value, T* out) {
   if (k < n) out[k] = value;
 }
 
-// The lanes per row of the passes over A: one where rows are short (the
-// stencils' finest levels, 5-9 entries, as row_stream gives them), where the
-// SpMV's group of 8 left 3 of them idle on a 5-entry row; else the SpMV's.
-template <typename T, typename Launch>
-void with_strength_lanes(const DeviceCsr<T>& A, Launch&& launch) {
-  if (A.rows > 0 && double(A.nnz()) <= 8.0 * A.rows)
-    return launch(std::integral_constant<int, 1>{});
-  row_split::with_lanes(A, launch);
-}
-
 }  // namespace
 
 template <typename T>
@@ -182,16 +178,19 @@ DeviceBuffer<T> strength_scales(const DeviceCsr<T>& A, StrengthMeasure measure,
   if (measure == StrengthMeasure::symmetric) return diagonal(A, stream);
   DeviceBuffer<T> scale(A.rows, stream, "strength scales");
   if (A.rows > 0) {
-    largest_off_diagonals<<<blocks_for(A.rows, strength_threads), strength_threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data());
-    BINAMG_CHECK_LAUNCH();
+    row_groups::with_lanes(A, [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      largest_off_diagonals<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
+          A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data());
+      BINAMG_CHECK_LAUNCH();
+    });
   }
   return scale;
 }
 
 template <typename T>
 DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
-                      StrengthMeasure measure) {
+                      StrengthMeasure measure, std::int64_t* weak) {
   require(A.rows == A.cols, "strength: the matrix is not square (" + std::to_string(A.rows) +
                                 " x " + std::to_string(A.cols) + ")");
   require(std::isfinite(theta) && theta >= 0, "strength: theta must be finite and >= 0");
@@ -203,14 +202,19 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   DeviceCsr<T> S;
   S.rows = S.cols = n;
   S.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength row_ptr");
-  // Both passes and the symmetry check give each row with_strength_lanes' lanes.
+  // Counters read back together, once: [0] the weak entries (counted when
+  // asked for), [1] nonzero when an entry of S has no partner.
+  DeviceBuffer<unsigned long long> counters(2, stream, "strength counters");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  unsigned long long* weak_total = weak != nullptr ? counters.data() : nullptr;
+  // Both passes and the symmetry check give each row row_groups::with_lanes' lanes.
   auto strong_pass = [&](auto fill, index_t* counts, const index_t* s_row_ptr, index_t* s_col_idx) {
-    with_strength_lanes(A, [&](auto lanes) {
+    row_groups::with_lanes(A, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
       strong_entries<T, decltype(fill)::value, L>
           <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
-              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data(), theta,
-              measure, counts, s_row_ptr, s_col_idx);
+              n, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data(), theta, measure,
+              counts, weak_total, s_row_ptr, s_col_idx);
       BINAMG_CHECK_LAUNCH();
     });
   };
@@ -224,18 +228,20 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
         S.nnz(), T(1), S.values.data());
     BINAMG_CHECK_LAUNCH();
   }
-  if (n == 0) return S;
-  {
-    DeviceBuffer<int> unpaired(1, stream, "strength symmetry flag");
-    BINAMG_CUDA_CHECK(cudaMemsetAsync(unpaired.data(), 0, sizeof(int), stream));
-    with_strength_lanes(A, [&](auto lanes) {
-      constexpr int L = decltype(lanes)::value;
-      find_unpaired<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
-          n, S.row_ptr.data(), S.col_idx.data(), unpaired.data());
-      BINAMG_CHECK_LAUNCH();
-    });
-    if (to_host(unpaired)[0] == 0) return S;  // symmetric: the union below would copy S
+  if (n == 0) {
+    if (weak != nullptr) *weak = 0;
+    return S;
   }
+  row_groups::with_lanes(A, [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    find_unpaired<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
+        n, S.row_ptr.data(), S.col_idx.data(), counters.data() + 1);
+    BINAMG_CHECK_LAUNCH();
+  });
+  const std::vector<unsigned long long> counted = to_host(counters);
+  if (weak != nullptr) *weak = static_cast<std::int64_t>(counted[0]);
+  if (counted[1] == 0) return S;  // symmetric: the union below would copy S
+
   // S ∪ Sᵀ = S ∪ Uᵀ, U the entries of S without a partner: usually a few that
   // rounding put on either side of θ (a Galerkin product's a_ij and a_ji may
   // differ in their last bits). Uᵀ's rows are sorted (transpose keeps row order
@@ -245,7 +251,7 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   U.rows = U.cols = n;
   U.row_ptr = DeviceBuffer<index_t>(std::size_t(n) + 1, stream, "strength unpaired row_ptr");
   auto unpaired_pass = [&](auto fill) {
-    with_strength_lanes(A, [&](auto lanes) {
+    row_groups::with_lanes(A, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
       unpaired_entries<decltype(fill)::value, L>
           <<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
@@ -275,7 +281,7 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
   graph.allocate_entries(offsets_from_counts(count.data(), n, graph.row_ptr.data(),
                                              "strength: nnz(S + Sᵀ)", stream),
                          stream, "strength graph entries");
-  with_strength_lanes(A, [&](auto lanes) {
+  row_groups::with_lanes(A, [&](auto lanes) {
     constexpr int L = decltype(lanes)::value;
     place_strong<L><<<row_split::blocks(n, L), row_split::threads, 0, stream>>>(
         n, S.row_ptr.data(), S.col_idx.data(), Ut.row_ptr.data(), Ut.col_idx.data(),
@@ -295,7 +301,8 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                   \
-  template DeviceCsr<T> strength<T>(const DeviceCsr<T>&, double, cudaStream_t, StrengthMeasure); \
+  template DeviceCsr<T> strength<T>(const DeviceCsr<T>&, double, cudaStream_t, StrengthMeasure, \
+                                    std::int64_t*);                                             \
   template DeviceBuffer<T> strength_scales<T>(const DeviceCsr<T>&, StrengthMeasure, cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

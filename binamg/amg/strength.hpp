@@ -1,5 +1,6 @@
 #pragma once
 // Strength of connection for smoothed aggregation (Vaněk, Mandel, Brezina 1996).
+#include <cstdint>
 #include <vector>
 
 #include "binamg/amg/strength_measure.hpp"
@@ -17,16 +18,21 @@ namespace binamg {
 /// m_j), m_i = max_{k≠i} |a_ik| (the classical one; strength_measure.hpp). The
 /// result is the pattern S ∪ Sᵀ (symmetrised, so aggregation sees an undirected
 /// graph) with all values 1 and no diagonal; rows sorted. A must be square; θ
-/// must be finite and ≥ 0 (θ = 0 keeps every nonzero).
+/// must be finite and ≥ 0 (θ = 0 keeps every nonzero). With `weak`, also
+/// stores how many off-diagonal entries of A are not strong (weak_entries() of
+/// amg/filtered.hpp at the same θ and measure; the setup then needs no pass of
+/// its own to count them).
 template <typename T>
 CsrMatrix<T> strength(const CsrMatrix<T>& A, double theta,
-                      StrengthMeasure measure = StrengthMeasure::symmetric);
+                      StrengthMeasure measure = StrengthMeasure::symmetric,
+                      std::int64_t* weak = nullptr);
 
 #if BINAMG_WITH_CUDA
 /// The GPU twin: the same graph, entry for entry.
 template <typename T>
 DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream = nullptr,
-                      StrengthMeasure measure = StrengthMeasure::symmetric);
+                      StrengthMeasure measure = StrengthMeasure::symmetric,
+                      std::int64_t* weak = nullptr);
 #endif  // BINAMG_WITH_CUDA
 
 /// Each row's scale in the strength test: a_ii (symmetric) or max_{k≠i} |a_ik|

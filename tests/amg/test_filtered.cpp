@@ -56,6 +56,24 @@ TYPED_TEST(Filtered, ClassicalMeasureKeepsWhatTheStrengthGraphKeeps) {
   }
 }
 
+// strength() counts the weak entries the setup would otherwise count with
+// weak_entries(): the same number, including a nonsymmetric matrix's, whose
+// graph (S ∪ Sᵀ) holds mirrors of weak entries.
+TYPED_TEST(Filtered, StrengthCountsTheWeakEntries) {
+  using T = TypeParam;
+  const CsrMatrix<T> R = testing::random_matrix<T>({300, 300, 7, 0.3, 0, false}, 11);
+  const CsrMatrix<T> A = add(T(1), R, T(30), identity_matrix<T>(300));
+  for (double theta : {0.0, 0.1, 0.3, 0.7})
+    for (StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical}) {
+      std::int64_t weak = -1;
+      strength(A, theta, m, &weak);
+      EXPECT_EQ(weak, weak_entries(A, theta, m)) << theta;
+    }
+  std::int64_t weak = -1;
+  strength(poisson<T>(Stencil::poisson2d_5, 9), 0.25, StrengthMeasure::classical, &weak);
+  EXPECT_EQ(weak, 0);
+}
+
 // Row sums are kept, except in rows whose lumped diagonal would fall to a
 // residue (interior rows of the 27-point stencil once nothing is strong).
 TYPED_TEST(Filtered, RowSumsAreKept) {

@@ -49,8 +49,10 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
       testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
       for (double classical : {theta, 0.5, 0.9}) {
         const StrengthMeasure m = StrengthMeasure::classical;
+        std::int64_t weak = -1;
         testing::expect_same_matrix(strength(A, classical, m),
-                                    to_host(strength(to_device(A), classical, nullptr, m)));
+                                    to_host(strength(to_device(A), classical, nullptr, m, &weak)));
+        EXPECT_EQ(weak, weak_entries(A, classical, m)) << classical;
       }
     }
 }
@@ -123,8 +125,13 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
   const CsrMatrix<T> A = add(T(1), testing::random_matrix<T>({n, n, 4, 0.1, 0, true}, 9), T(20),
                              identity_matrix<T>(n));
   ASSERT_NE(A.col_idx, transpose(A).col_idx);  // the pattern really is nonsymmetric
-  for (double theta : {0.0, 0.2})
-    testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
+  for (double theta : {0.0, 0.2}) {
+    std::int64_t weak = -1;
+    testing::expect_same_matrix(
+        strength(A, theta),
+        to_host(strength(to_device(A), theta, nullptr, StrengthMeasure::symmetric, &weak)));
+    EXPECT_EQ(weak, weak_entries(A, theta)) << theta;
+  }
 }
 
 // The power iteration runs in double on both sides and differs only in the
