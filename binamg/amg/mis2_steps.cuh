@@ -36,9 +36,12 @@ __device__ inline bool is_free(const index_t* aggregate_of, index_t node) {
 // order-free, so the results do not depend on L.
 
 // Lanes per node: about edges_per_lane of a node's edges each (a power of two,
-// 1..32). More lanes on the fine grid's 6-edge nodes measured slower (8 lanes;
-// docs/experiments.md): each lane reloads the node's own data.
-constexpr double edges_per_lane = 8;
+// 1..32). Each lane reloads the node's own data, so fewer lanes pay where the
+// rows are long enough to keep them busy: 16 edges a lane against 8 took the
+// 27-point stencil's aggregation from 2.32 to 2.00 ms and the P2 tetrahedra's
+// from 1.07 to 0.98, and left the 5- to 9-point graphs as they were; 4 and 2
+// were slower everywhere (docs/experiments.md).
+constexpr double edges_per_lane = 16;
 
 /// Blocks of `threads` threads of `kernel` that the device holds at once: the
 /// most a cooperative launch may have (a grid barrier needs every block resident).
