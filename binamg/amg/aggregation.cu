@@ -227,7 +227,7 @@ struct Mis2Aggregator {
     initial_states<<<blocks, aggregation_threads, 0, stream>>>(n, aggregate_of.data(), state.data(),
                                                                max1.data());
     BINAMG_CHECK_LAUNCH();
-    with_node_lanes(n, nnz, [&](auto lanes) {
+    with_node_lanes(n, nnz, edges_per_lane_by_pass, [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
       mis2_of_free<L>();
       forming_roots<L><<<blocks_for((std::int64_t(n) + 1) * L, row_split::threads),

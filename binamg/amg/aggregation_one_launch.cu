@@ -228,7 +228,7 @@ index_t one_launch_mis2(const DeviceCsr<T>& S, cudaStream_t stream, int free_per
   DeviceBuffer<int> counters(8, stream, "mis2 counters");
   DeviceBuffer<index_t> result(2, stream, "mis2 count");
   index_t count = 0, left_out = 0;
-  with_node_lanes(n, S.nnz(), [&](auto lanes) {
+  with_node_lanes(n, S.nnz(), edges_per_lane_in_one_launch, [&](auto lanes) {
     constexpr int L = decltype(lanes)::value;
     // One block where its sweeps cost less than the barriers they save.
     const unsigned grid =

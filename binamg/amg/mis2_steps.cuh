@@ -35,13 +35,16 @@ __device__ inline bool is_free(const index_t* aggregate_of, index_t node) {
 // which one thread per node walked serially. Maxima and integer sums are
 // order-free, so the results do not depend on L.
 
-// Lanes per node: about edges_per_lane of a node's edges each (a power of two,
-// 1..32). Each lane reloads the node's own data, so fewer lanes pay where the
-// rows are long enough to keep them busy: 16 edges a lane against 8 took the
-// 27-point stencil's aggregation from 2.32 to 2.00 ms and the P2 tetrahedra's
-// from 1.07 to 0.98, and left the 5- to 9-point graphs as they were; 4 and 2
-// were slower everywhere (docs/experiments.md).
-constexpr double edges_per_lane = 16;
+// Lanes per node: about `edges_per_lane` of a node's edges each (a power of
+// two, 1..32). Each lane reloads the node's own data, so on the large graphs
+// that run pass by pass fewer lanes pay where the rows keep them busy: 16
+// edges a lane against 8 took the 27-point stencil's finest aggregation from
+// 2.32 to 2.00 ms and the P2 tetrahedra's from 1.07 to 0.98, and left the 5- to
+// 9-point graphs as they were; 4 and 2 were slower everywhere. The small
+// graphs of one launch keep 8: with 16 they were slower (2D 5-pt 512², 3D
+// 7-pt 64³; docs/experiments.md).
+constexpr double edges_per_lane_by_pass = 16;
+constexpr double edges_per_lane_in_one_launch = 8;
 
 /// Blocks of `threads` threads of `kernel` that the device holds at once: the
 /// most a cooperative launch may have (a grid barrier needs every block resident).
@@ -56,7 +59,7 @@ unsigned resident_blocks(Kernel kernel, int threads) {
 }
 
 template <typename Launch>
-void with_node_lanes(index_t n, std::int64_t edges, Launch&& launch) {
+void with_node_lanes(index_t n, std::int64_t edges, double edges_per_lane, Launch&& launch) {
   const double per_lane = n > 0 ? double(edges) / n / edges_per_lane : 0;
   int lanes = 1;
   while (lanes < per_lane && lanes < 32) lanes *= 2;
