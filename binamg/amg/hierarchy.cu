@@ -130,13 +130,16 @@ struct DeviceSteps {
   // values are recomputed, where the first refresh found that the product's
   // path allows (ProductRefill); a gather refills R.
   // How a product C = X·Y will be refreshed: refilled where its path sums in
-  // row order and the refill pays (spgemm/refill.hpp), else formed whole.
+  // row order and the refill pays (spgemm/refill.hpp), by the numeric pass on
+  // the kept pattern where its path was binned, else formed whole.
   static void learn(ProductRefill& how, const Matrix& X, const Matrix& Y, const Matrix& C,
                     SpgemmPath path, cudaStream_t stream) {
     if (how.mode != ProductRefill::Mode::unknown) return;
     const bool refill =
         sums_in_row_order(path) && spgemm_refill_pays(X.rows, Y.rows, Y.nnz(), C.nnz());
-    how.mode = refill ? ProductRefill::Mode::in_place : ProductRefill::Mode::whole;
+    how.mode = refill                       ? ProductRefill::Mode::in_place
+               : path == SpgemmPath::binned ? ProductRefill::Mode::numeric
+                                            : ProductRefill::Mode::whole;
     if (refill) how.entry_rows = entry_rows(C, stream);
   }
   static bool in_place(const ProductRefill& how) {
@@ -166,6 +169,10 @@ struct DeviceSteps {
   Matrix product(const Matrix& X, const Matrix& Y, Matrix* refill, ProductRefill* how) {
     if (refill != nullptr && in_place(*how)) {
       spgemm_refill(X, Y, *refill, how->entry_rows, stream);
+      return std::move(*refill);
+    }
+    if (refill != nullptr && how->mode == ProductRefill::Mode::numeric) {
+      spgemm_binned_numeric(X, Y, *refill, stream);
       return std::move(*refill);
     }
     SpgemmReport report;

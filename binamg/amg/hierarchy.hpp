@@ -148,10 +148,12 @@ struct DeviceCycleWorkspace {
 /// How a GPU refresh recomputes one of a level's products, learnt from the
 /// path the first refresh's whole product took: `in_place` by spgemm_refill
 /// on the kept pattern (`entry_rows`) where that path sums in A's row order
-/// (so the bits stay the setup's) and the refill pays (spgemm_refill_pays),
-/// else `whole` by spgemm.
+/// (so the bits stay the setup's) and the refill pays (spgemm_refill_pays);
+/// `numeric` by spgemm_binned_numeric on the kept pattern where the path was
+/// the binned one (its numeric pass alone, the setup's bits); else `whole` by
+/// spgemm.
 struct ProductRefill {
-  enum class Mode { unknown, in_place, whole };
+  enum class Mode { unknown, in_place, numeric, whole };
   Mode mode = Mode::unknown;
   DeviceBuffer<index_t> entry_rows;
 };

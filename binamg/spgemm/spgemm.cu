@@ -158,22 +158,52 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCs
                                     outer, inner);
 }
 
+namespace spgemm_detail {
+namespace {
+
+/// The operands of a numeric pass on C's pattern, checked; `who` begins the messages.
+template <typename T>
+void require_numeric_operands(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
+                              const std::string& who) {
+  require_multipliable(A, B, who.c_str());
+  require_consistent(C, who + ": C");
+  require(C.rows == A.rows && C.cols == B.cols,
+          who + ": C is " + std::to_string(C.rows) + " x " + std::to_string(C.cols) +
+              " but A·B is " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
+}
+
+/// Bins C's rows for the numeric pass (classes_in_bins as binned_product
+/// bins them) and checks that its offsets add up to its nnz.
+template <typename T>
+void bin_rows_of(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
+                 bool classes_in_bins, const SpgemmTuning& tuning, Workspace& bins,
+                 const std::string& who, cudaStream_t stream) {
+  const unsigned long long total =
+      bin_for_numeric(A, B, C.row_ptr.data(), true, classes_in_bins, C.rows, tuning, bins, stream);
+  require(total == static_cast<unsigned long long>(C.nnz()),
+          who + ": C's row offsets do not add up to its nnz");
+}
+
+/// Throws unless the numeric pass found C's pattern in every row.
+void require_pattern_kept(Workspace& bins, const std::string& who, cudaStream_t stream) {
+  require(read_back(&bins.counters->error, stream) == 0,
+          who +
+              ": the sparsity pattern of A·B differs from C's (a row of the product has "
+              "another number of entries); call spgemm for new patterns");
+}
+
+}  // namespace
+}  // namespace spgemm_detail
+
 template <typename T>
 void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                     cudaStream_t stream) {
   using namespace spgemm_detail;
-  require_multipliable(A, B, "spgemm_numeric");
-  require_consistent(C, "spgemm_numeric: C");
-  require(C.rows == A.rows && C.cols == B.cols,
-          "spgemm_numeric: C is " + std::to_string(C.rows) + " x " + std::to_string(C.cols) +
-              " but A·B is " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
+  require_numeric_operands(A, B, C, "spgemm_numeric");
   if (C.rows == 0) return;
   const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
   Workspace bins(C.rows, 0, stream);
-  const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, tuning, bins, stream);
-  require(total == static_cast<unsigned long long>(C.nnz()),
-          "spgemm_numeric: C's row offsets do not add up to its nnz");
+  bin_rows_of(A, B, C, false, tuning, bins, "spgemm_numeric", stream);
   // Only the binned numeric pass and the whole sort have a numeric pass of
   // their own; the other paths sum in A's order as the binned pass does.
   PathFacts facts;
@@ -197,9 +227,20 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
     all->fill(C, &bins.counters->error);
   else
     fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
-  require(read_back(&bins.counters->error, stream) == 0,
-          "spgemm_numeric: the sparsity pattern of A·B differs from C's (a row of the "
-          "product has another number of entries); call spgemm for new patterns");
+  require_pattern_kept(bins, "spgemm_numeric", stream);
+}
+
+template <typename T>
+void spgemm_binned_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                           cudaStream_t stream) {
+  using namespace spgemm_detail;
+  require_numeric_operands(A, B, C, "spgemm_binned_numeric");
+  if (C.rows == 0) return;
+  const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
+  Workspace bins(C.rows, 0, stream);
+  bin_rows_of(A, B, C, true, tuning, bins, "spgemm_binned_numeric", stream);
+  fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
+  require_pattern_kept(bins, "spgemm_binned_numeric", stream);
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                      \
@@ -215,7 +256,9 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
       const spgemm_detail::SpgemmTuning&, SpgemmPathSet, cudaStream_t, SpgemmReport*,              \
       SpgemmReport*);                                                                              \
   template void spgemm_numeric<T>(const DeviceCsr<T>&, const DeviceCsr<T>&, DeviceCsr<T>&,         \
-                                  cudaStream_t);
+                                  cudaStream_t);                                                   \
+  template void spgemm_binned_numeric<T>(const DeviceCsr<T>&, const DeviceCsr<T>&, DeviceCsr<T>&,  \
+                                         cudaStream_t);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)
 #undef BINAMG_INSTANTIATE

@@ -107,6 +107,14 @@ DeviceCsr<T> spgemm(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCs
 template <typename T>
 void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                     cudaStream_t stream = nullptr);
+
+/// New values of C = A·B where spgemm formed C on the binned path
+/// (SpgemmReport::path): that path's own numeric pass on C's pattern, with the
+/// bins it would give C's rows, so C gets the bits spgemm gives the new values;
+/// its symbolic pass, allocation and scan are skipped. Throws as spgemm_numeric.
+template <typename T>
+void spgemm_binned_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                           cudaStream_t stream = nullptr);
 #endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

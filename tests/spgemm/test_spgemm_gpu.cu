@@ -898,6 +898,42 @@ TYPED_TEST(SpgemmGpu, NumericPassWithNewValuesEqualsFreshProduct) {
   EXPECT_EQ(reused.values, fresh.values);  // same kernels, same order: same bits
 }
 
+// A product formed on the binned path and refilled by that path's numeric
+// pass alone (a refresh's binned products) has the bits of the binned product
+// of the new values, in rows of every bin: heavy-tailed row lengths and dense
+// rows of A (long rows).
+TYPED_TEST(SpgemmGpu, BinnedNumericPassEqualsTheBinnedProductOfNewValues) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const SpgemmPathSet all_but_binned{SpgemmPath::dense_columns,     SpgemmPath::narrow,
+                                     SpgemmPath::window_split_rows, SpgemmPath::window_rows,
+                                     SpgemmPath::merged_rows,       SpgemmPath::sorted_whole,
+                                     SpgemmPath::fused_rows};
+  const auto A = testing::random_matrix<T>({3000, 2500, 12, 0.05, 4, true}, 31);
+  const auto B = testing::random_matrix<T>({2500, 2800, 10, 0.05, 2, true}, 32);
+  DeviceCsr<T> dA = to_device(A);
+  const DeviceCsr<T> dB = to_device(B);
+  SpgemmReport report;
+  DeviceCsr<T> C =
+      spgemm_detail::spgemm_with(dA, dB, device_tuning<T>(), all_but_binned, nullptr, &report);
+  ASSERT_EQ(report.path, SpgemmPath::binned);
+  CsrMatrix<T> changed = A;
+  for (T& value : changed.values) value = T(0.5) * value + T(0.125);
+  dA = to_device(changed);
+  spgemm_binned_numeric(dA, dB, C);
+  const CsrMatrix<T> refilled = to_host(C);
+  const CsrMatrix<T> fresh =
+      to_host(spgemm_detail::spgemm_with(dA, dB, device_tuning<T>(), all_but_binned));
+  EXPECT_EQ(refilled.row_ptr, fresh.row_ptr);
+  EXPECT_EQ(refilled.col_idx, fresh.col_idx);
+  ASSERT_EQ(refilled.values.size(), fresh.values.size());
+  EXPECT_EQ(
+      0, std::memcmp(refilled.values.data(), fresh.values.data(), fresh.values.size() * sizeof(T)));
+  const DeviceCsr<T> other =
+      to_device(testing::random_matrix<T>({3000, 2500, 12, 0.05, 4, true}, 33));
+  EXPECT_THROW(spgemm_binned_numeric(other, dB, C), InvalidInput);
+}
+
 TYPED_TEST(SpgemmGpu, NumericPassRejectsAChangedPattern) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
