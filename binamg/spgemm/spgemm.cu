@@ -172,14 +172,15 @@ void require_numeric_operands(const DeviceCsr<T>& A, const DeviceCsr<T>& B, cons
               " but A·B is " + std::to_string(A.rows) + " x " + std::to_string(B.cols));
 }
 
-/// Bins C's rows for the numeric pass (classes_in_bins as binned_product
-/// bins them) and checks that its offsets add up to its nnz.
+/// Bins C's rows for the numeric pass, each row's class counted from its
+/// products (the class the binned path's symbolic pass records, so the same
+/// bins), and checks that C's offsets add up to its nnz.
 template <typename T>
 void bin_rows_of(const DeviceCsr<T>& A, const DeviceCsr<T>& B, const DeviceCsr<T>& C,
-                 bool classes_in_bins, const SpgemmTuning& tuning, Workspace& bins,
-                 const std::string& who, cudaStream_t stream) {
+                 const SpgemmTuning& tuning, Workspace& bins, const std::string& who,
+                 cudaStream_t stream) {
   const unsigned long long total =
-      bin_for_numeric(A, B, C.row_ptr.data(), true, classes_in_bins, C.rows, tuning, bins, stream);
+      bin_for_numeric(A, B, C.row_ptr.data(), true, false, C.rows, tuning, bins, stream);
   require(total == static_cast<unsigned long long>(C.nnz()),
           who + ": C's row offsets do not add up to its nnz");
 }
@@ -203,7 +204,7 @@ void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& 
   if (C.rows == 0) return;
   const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
   Workspace bins(C.rows, 0, stream);
-  bin_rows_of(A, B, C, false, tuning, bins, "spgemm_numeric", stream);
+  bin_rows_of(A, B, C, tuning, bins, "spgemm_numeric", stream);
   // Only the binned numeric pass and the whole sort have a numeric pass of
   // their own; the other paths sum in A's order as the binned pass does.
   PathFacts facts;
@@ -238,7 +239,7 @@ void spgemm_binned_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceC
   if (C.rows == 0) return;
   const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
   Workspace bins(C.rows, 0, stream);
-  bin_rows_of(A, B, C, true, tuning, bins, "spgemm_binned_numeric", stream);
+  bin_rows_of(A, B, C, tuning, bins, "spgemm_binned_numeric", stream);
   fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
   require_pattern_kept(bins, "spgemm_binned_numeric", stream);
 }
