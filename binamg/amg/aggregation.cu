@@ -1,6 +1,6 @@
 // GPU twin of mis2_aggregation(): the same rounds, the same keys, the same
-// aggregates, node for node (the steps: amg/mis2_steps.cuh). Graphs of at most
-// one_launch_max_nodes nodes run in one cooperative launch
+// aggregates, node for node (the steps: amg/mis2_steps.cuh). Small graphs
+// (mis2_steps::runs_in_one_launch) run in one cooperative launch
 // (amg/aggregation_one_launch.cu); larger ones pass by pass, here.
 //
 // Host round trips: each MIS-2 runs as one cooperative launch that loops over
@@ -304,7 +304,7 @@ DeviceAggregates mis2_aggregation(const DeviceCsr<T>& S, cudaStream_t stream, in
   result.aggregate_of = DeviceBuffer<index_t>(n, stream, "aggregate ids");
   if (n == 0) return result;
   BINAMG_CUDA_CHECK(cudaMemsetAsync(result.aggregate_of.data(), 0xff, sizeof(index_t) * n, stream));
-  if (n <= mis2_steps::one_launch_max_nodes) {
+  if (mis2_steps::runs_in_one_launch(n, S.nnz())) {
     result.count = mis2_steps::one_launch_mis2(S, stream, free_percent, result.aggregate_of);
     return result;
   }

@@ -255,10 +255,21 @@ __device__ inline index_t smallest_neighbour_aggregate(index_t i, const index_t*
   return best >= 0 ? placed[best] : -1;
 }
 
-/// mis2_aggregation of a graph of at most one_launch_max_nodes nodes in one
-/// cooperative launch, into `ids` (all -1 on entry); returns the number of
-/// aggregates. Throws as mis2_aggregation when nodes are left unassigned.
-constexpr index_t one_launch_max_nodes = 32768;
+/// Graphs that mis2_aggregation runs in one cooperative launch: at most
+/// 32768 nodes, or at most 65536 nodes with at most 524288 edges. The sparse
+/// larger ones still spend more in the passes' launches and read-backs than
+/// in their sweeps: 2D 5-pt 512²'s level 1 (38,016 nodes, under 415,008
+/// edges) took the aggregation phase from 1.21–1.24 to 1.04–1.05 ms. Denser
+/// graphs of that size (the 27-point stencil's level 1, 59,001 nodes and 3.7 M
+/// entries) were not measured that way and keep their passes
+/// (docs/experiments.md).
+inline bool runs_in_one_launch(index_t nodes, std::int64_t edges) {
+  return nodes <= 32768 || (nodes <= 65536 && edges <= 524288);
+}
+
+/// mis2_aggregation of a graph that runs_in_one_launch in one cooperative
+/// launch, into `ids` (all -1 on entry); returns the number of aggregates.
+/// Throws as mis2_aggregation when nodes are left unassigned.
 template <typename T>
 index_t one_launch_mis2(const DeviceCsr<T>& S, cudaStream_t stream, int free_percent,
                         DeviceBuffer<index_t>& ids);
