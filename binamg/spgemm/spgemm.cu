@@ -193,6 +193,21 @@ void require_pattern_kept(Workspace& bins, const std::string& who, cudaStream_t 
               "another number of entries); call spgemm for new patterns");
 }
 
+/// A numeric pass on C's kept pattern: checks the operands, bins C's rows,
+/// runs fill(tuning, bins) and checks that every row kept its pattern; `who`
+/// begins the messages.
+template <typename T, typename Fill>
+void numeric_pass(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
+                  const std::string& who, cudaStream_t stream, Fill&& fill) {
+  require_numeric_operands(A, B, C, who);
+  if (C.rows == 0) return;
+  const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
+  Workspace bins(C.rows, 0, stream);
+  bin_rows_of(A, B, C, tuning, bins, who, stream);
+  fill(tuning, bins);
+  require_pattern_kept(bins, who, stream);
+}
+
 }  // namespace
 }  // namespace spgemm_detail
 
@@ -200,48 +215,41 @@ template <typename T>
 void spgemm_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                     cudaStream_t stream) {
   using namespace spgemm_detail;
-  require_numeric_operands(A, B, C, "spgemm_numeric");
-  if (C.rows == 0) return;
-  const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
-  Workspace bins(C.rows, 0, stream);
-  bin_rows_of(A, B, C, tuning, bins, "spgemm_numeric", stream);
-  // Only the binned numeric pass and the whole sort have a numeric pass of
-  // their own; the other paths sum in A's order as the binned pass does.
-  PathFacts facts;
-  facts.shape = shape_of(A, B);
-  facts.excluded = {SpgemmPath::dense_columns,     SpgemmPath::narrow,
-                    SpgemmPath::window_split_rows, SpgemmPath::window_rows,
-                    SpgemmPath::merged_rows,       SpgemmPath::fused_rows};
-  PathChoice choice = choose_path(facts, tuning);
-  std::optional<SortedLongRows<T>> all;
-  if (choice.needs == PathChoice::Needs::product_tally) {
-    // The products of C's non-empty rows (an empty row has none).
-    ProductTally tally;
-    if (bins.listed() > 0) {
-      all.emplace(A, B, bins.rows_of(1), bins.listed(), stream);
-      tally.products = all->products();
+  numeric_pass(A, B, C, "spgemm_numeric", stream, [&](const SpgemmTuning& tuning, Workspace& bins) {
+    // Only the binned numeric pass and the whole sort have a numeric pass of
+    // their own; the other paths sum in A's order as the binned pass does.
+    PathFacts facts;
+    facts.shape = shape_of(A, B);
+    facts.excluded = {SpgemmPath::dense_columns,     SpgemmPath::narrow,
+                      SpgemmPath::window_split_rows, SpgemmPath::window_rows,
+                      SpgemmPath::merged_rows,       SpgemmPath::fused_rows};
+    PathChoice choice = choose_path(facts, tuning);
+    std::optional<SortedLongRows<T>> all;
+    if (choice.needs == PathChoice::Needs::product_tally) {
+      // The products of C's non-empty rows (an empty row has none).
+      ProductTally tally;
+      if (bins.listed() > 0) {
+        all.emplace(A, B, bins.rows_of(1), bins.listed(), stream);
+        tally.products = all->products();
+      }
+      facts.tally = tally;
+      choice = choose_path(facts, tuning);
     }
-    facts.tally = tally;
-    choice = choose_path(facts, tuning);
-  }
-  if (choice.path == SpgemmPath::sorted_whole)
-    all->fill(C, &bins.counters->error);
-  else
-    fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
-  require_pattern_kept(bins, "spgemm_numeric", stream);
+    if (choice.path == SpgemmPath::sorted_whole)
+      all->fill(C, &bins.counters->error);
+    else
+      fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
+  });
 }
 
 template <typename T>
 void spgemm_binned_numeric(const DeviceCsr<T>& A, const DeviceCsr<T>& B, DeviceCsr<T>& C,
                            cudaStream_t stream) {
   using namespace spgemm_detail;
-  require_numeric_operands(A, B, C, "spgemm_binned_numeric");
-  if (C.rows == 0) return;
-  const SpgemmTuning& tuning = spgemm_tuning(sizeof(T));
-  Workspace bins(C.rows, 0, stream);
-  bin_rows_of(A, B, C, tuning, bins, "spgemm_binned_numeric", stream);
-  fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
-  require_pattern_kept(bins, "spgemm_binned_numeric", stream);
+  numeric_pass(A, B, C, "spgemm_binned_numeric", stream,
+               [&](const SpgemmTuning& tuning, Workspace& bins) {
+                 fill_rows(A, B, C, tuning, bins, &bins.counters->error, stream);
+               });
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                      \
