@@ -279,31 +279,28 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
 
   // The decay applies from level 1 on: the 9-point stencil's couplings are all
   // strong at θ = 0.1, its first Galerkin matrix's are not, so a lower
-  // threshold there (0.025) makes larger aggregates.
+  // threshold there (0.025) makes larger aggregates. `decay` is the decay
+  // that p.aggregation reads.
+  const auto expect_decay_from_level_one = [&](double& decay) {
+    decay = 1;
+    const Hierarchy<T> fixed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+    decay = 0.25;
+    const Hierarchy<T> decayed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
+    ASSERT_GE(fixed.levels.size(), 2u);
+    ASSERT_GE(decayed.levels.size(), 2u);
+    EXPECT_EQ(fixed.levels[0].P.cols, decayed.levels[0].P.cols);
+    EXPECT_GT(fixed.levels[1].P.cols, decayed.levels[1].P.cols);
+  };
   p.strength_threshold = 0.1;
-  p.strength_decay = 1;
   p.max_coarse_rows = 20;
-  const Hierarchy<T> fixed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
-  p.strength_decay = 0.25;
-  const Hierarchy<T> decayed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
-  ASSERT_GE(fixed.levels.size(), 2u);
-  ASSERT_GE(decayed.levels.size(), 2u);
-  EXPECT_EQ(fixed.levels[0].P.cols, decayed.levels[0].P.cols);
-  EXPECT_GT(fixed.levels[1].P.cols, decayed.levels[1].P.cols);
+  expect_decay_from_level_one(p.strength_decay);
   p.strength_decay = 0;
   EXPECT_THROW(build_hierarchy(A, p), InvalidInput);
 
   // Standard aggregation decays by standard_strength_decay and ignores strength_decay.
   p.strength_decay = 0.25;
   p.aggregation = AggregationMethod::standard;
-  p.standard_strength_decay = 1;
-  const Hierarchy<T> standard_fixed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
-  p.standard_strength_decay = 0.25;
-  const Hierarchy<T> standard_decayed = build_hierarchy(poisson<T>(Stencil::poisson2d_9, 40), p);
-  ASSERT_GE(standard_fixed.levels.size(), 2u);
-  ASSERT_GE(standard_decayed.levels.size(), 2u);
-  EXPECT_EQ(standard_fixed.levels[0].P.cols, standard_decayed.levels[0].P.cols);
-  EXPECT_GT(standard_fixed.levels[1].P.cols, standard_decayed.levels[1].P.cols);
+  expect_decay_from_level_one(p.standard_strength_decay);
   p.standard_strength_decay = 1.5;
   EXPECT_THROW(build_hierarchy(A, p), InvalidInput);
 }
