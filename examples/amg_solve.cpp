@@ -95,9 +95,6 @@ AMG
   --chebyshev-degree N products with A per Chebyshev sweep (default 2)
   --chebyshev-lower F  the lower end F of Chebyshev's interval, in (0, 1) (default 0.2)
   --sweeps N           pre- and post-smoothing sweeps (default 1: V(1,1))
-  --tail-launch N      GPU: the V-cycle's levels whose A, P and R hold at most N
-                       entries each, and the coarse solve, in one launch (default
-                       131072; 0: a launch per step)
 Output
   --json               last line of stdout is one JSON object with the results
   --repeat N           after the first (cold) setup and solve, repeat both N more times
@@ -142,7 +139,7 @@ Options parse_arguments(int argc, char** argv) {
                                         "--chebyshev-degree", "--chebyshev-lower",
                                         "--block-size",       "--near-nullspace",
                                         "--coordinates",      "--strength-measure",
-                                        "--refresh-count",    "--tail-launch"},
+                                        "--refresh-count"},
                            usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -187,8 +184,6 @@ Options parse_arguments(int argc, char** argv) {
     options.amg.chebyshev_lower = parse_number<double>("--chebyshev-lower", *v);
   if (auto v = get("--sweeps"))
     options.amg.presweeps = options.amg.postsweeps = parse_number<int>("--sweeps", *v);
-  if (auto v = get("--tail-launch"))
-    options.amg.tail_launch_entries = parse_number<std::int64_t>("--tail-launch", *v);
   if (auto v = get("--repeat")) options.repeat = parse_number<int>("--repeat", *v);
   if (auto v = get("--refresh-count"))
     options.refresh_count = parse_number<int>("--refresh-count", *v);

@@ -332,11 +332,6 @@ void DeviceCoarseSolver<T>::solve(const T* B, index_t k, T* X, cudaStream_t stre
 }
 
 template <typename T>
-const T* DeviceCoarseSolver<T>::inverse() const {
-  return state_ ? state_->inverse.data() : nullptr;
-}
-
-template <typename T>
 std::string DeviceCoarseSolver<T>::method() const {
   return state_ ? state_->method : "none";
 }

@@ -131,9 +131,6 @@ class DeviceCoarseSolver {
   index_t nullity() const { return nullity_; }
   /// "dense-inverse(<method of the host factorisation>)" or "none".
   std::string method() const;
-  /// A⁻¹ on the device, row-major rows() × rows(), or null before factor(): for
-  /// a kernel that applies it as solve() does (solvers/tail_cycle.cu).
-  const T* inverse() const;
 
  private:
   struct State;

@@ -97,7 +97,6 @@ void validate(const AmgParameters& p) {
           "AmgParameters: presweeps and postsweeps must be >= 0");
   require(p.spectral_radius_iterations >= 1,
           "AmgParameters: spectral_radius_iterations must be >= 1");
-  require(p.tail_launch_entries >= 0, "AmgParameters: tail_launch_entries must be >= 0");
 }
 
 }  // namespace binamg

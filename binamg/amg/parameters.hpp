@@ -107,12 +107,6 @@ struct AmgParameters {
   // Power iterations for ρ(D⁻¹A) from a deterministic start: enough for the
   // smoother's weight (the PCG counts of 20 iterations on the Poisson suite).
   int spectral_radius_iterations = 10;
-  // The GPU's V-cycle on one right-hand side runs its smallest levels (from
-  // the first level >= 1 whose A, P and R each hold at most this many entries)
-  // and the coarse solve in one kernel launch, a cluster of blocks behind a
-  // barrier per step: a launch per step costs 5-9 µs however small the level
-  // (solvers/tail_cycle.hpp). 0: a launch per step. The CPU ignores it.
-  std::int64_t tail_launch_entries = 131072;
   // A system's unknowns per node and near-nullspace vectors (for elasticity,
   // the rigid-body modes): with either, strength and aggregation work on
   // nodes and the tentative prolongator is a QR of the vectors on each

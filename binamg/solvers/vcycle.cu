@@ -13,7 +13,6 @@
 #include "binamg/solvers/monitor.hpp"
 #include "binamg/solvers/rhs_scaling.hpp"
 #include "binamg/solvers/solve_steps.hpp"
-#include "binamg/solvers/tail_cycle.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/block_row_split.cuh"
 #include "binamg/spmv/row_stream.cuh"
@@ -117,14 +116,12 @@ void smooth_with_column_dots(const AmgParameters& parameters, const DeviceLevel<
 }
 
 // Level l of the cycle on k right-hand sides, as in vcycle.cpp (k = 1 runs the
-// vector kernels). With b_dot_x, the column dots bᵀx of the result. Levels from
-// `tail` on (tail_cycle::first_level; k = 1 on h.workspace) run in one launch.
+// vector kernels). With b_dot_x, the column dots bᵀx of the result.
 template <typename T>
 void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k, std::size_t l,
-           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess, T* b_dot_x = nullptr,
-           std::size_t tail = std::size_t(-1)) {
+           const DeviceBuffer<T>& b, DeviceBuffer<T>& x, bool zero_guess,
+           T* b_dot_x = nullptr) {
   cudaStream_t stream = h.stream;
-  if (l == tail && zero_guess && !b_dot_x) return tail_cycle::run(h, l, b, x);
   if (l == h.levels.size()) {
     h.coarse.solve(b.data(), k, x.data(), stream);
     if (b_dot_x) column_dots(b, x, k, b_dot_x, work.column_partials, stream);
@@ -141,7 +138,7 @@ void cycle(const DeviceHierarchy<T>& h, DeviceCycleWorkspace<T>& work, index_t k
     residual(level.A, x.data(), b.data(), k, r.data(), stream);
   }
   spmm(level.R, r.data(), k, work.rhs[l + 1].data(), stream);
-  cycle<T>(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true, nullptr, tail);
+  cycle(h, work, k, l + 1, work.rhs[l + 1], work.solution[l + 1], true);
   prolong_and_correct(level.P, work.solution[l + 1], x, k, stream);
   if (b_dot_x && h.parameters.postsweeps > 0) {
     smooth_with_column_dots(h.parameters, level, b, x, k, h.parameters.postsweeps, r,
@@ -240,7 +237,7 @@ template <typename T>
 void vcycle(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, DeviceBuffer<T>& x) {
   require_fine_size(h, b, "b", "vcycle");
   require_fine_size(h, x, "x", "vcycle");
-  cycle<T>(h, h.workspace, 1, 0, b, x, false, nullptr, tail_cycle::first_level(h));
+  cycle(h, h.workspace, 1, 0, b, x, false);
 }
 
 template <typename T>
@@ -248,7 +245,7 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
                       DeviceBuffer<T>& x) {
   require_fine_size(h, b, "b", "vcycle_from_zero");
   require_fine_size(h, x, "x", "vcycle_from_zero");
-  cycle<T>(h, h.workspace, 1, 0, b, x, true, nullptr, tail_cycle::first_level(h));
+  cycle(h, h.workspace, 1, 0, b, x, true);
 }
 
 template <typename T>
@@ -261,11 +258,7 @@ void vcycle_from_zero(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b, Dev
   require(work.residual.size() == std::size_t(h.num_levels()) &&
               (h.levels.empty() || work.residual[0].size() == entries),
           "vcycle_from_zero: the workspace was not made by cycle_workspace(h, k) for this k");
-  // The tail records h.workspace's buffers: other workspaces (the block
-  // cycle's) keep a launch per step.
-  const bool vector_cycle = k == 1 && &work == &h.workspace;
-  cycle(h, work, k, 0, b, x, true, b_dot_x,
-        vector_cycle ? tail_cycle::first_level(h) : std::size_t(-1));
+  cycle(h, work, k, 0, b, x, true, b_dot_x);
 }
 
 template <typename T>

@@ -1,7 +1,6 @@
 // The fused steps of the GPU V-cycle against the pairs of calls they replace,
 // on every level of a GPU hierarchy: the same bits while the SpMV runs its
 // row-split kernel (the same lanes and summation order), rounding otherwise.
-// The coarse levels in one launch (tail_cycle.hpp) against a launch per step.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,9 +10,7 @@
 #include "binamg/amg/hierarchy.hpp"
 #include "binamg/problems/poisson.hpp"
 #include "binamg/smoothers/jacobi.hpp"
-#include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/solve_steps.hpp"
-#include "binamg/solvers/tail_cycle.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
@@ -70,71 +67,6 @@ TYPED_TEST(VcycleStepsGpu, FusedStepsEqualTheCallsTheyReplace) {
     DeviceBuffer<T> corrected = to_device(x0);
     prolong_and_correct(level.P, e, corrected);
     expect_same(level.P, to_host(corrected_expected), to_host(corrected), "correction");
-  }
-}
-
-// The tail's levels in one launch give the cycle of a launch per step, bit for
-// bit, for each smoother and sweep count: the same hierarchy built twice, with
-// and without the tail, takes the same V-cycles (from zero and from a guess)
-// and the same PCG iterations; and the tail did run.
-TYPED_TEST(VcycleStepsGpu, TailLaunchGivesTheCycleOfALaunchPerStep) {
-  BINAMG_REQUIRE_GPU();
-  using T = TypeParam;
-  struct Case {
-    const char* name;
-    Stencil stencil;
-    index_t size;
-    SmootherKind smoother;
-    int presweeps, postsweeps, degree;
-  };
-  const Case cases[] = {
-      {"2D 5-pt, Chebyshev", Stencil::poisson2d_5, 160, SmootherKind::chebyshev, 1, 1, 2},
-      {"3D 7-pt, Jacobi V(2,1)", Stencil::poisson3d_7, 24, SmootherKind::jacobi, 2, 1, 2},
-      {"2D 9-pt, l1-Jacobi V(0,2)", Stencil::poisson2d_9, 128, SmootherKind::l1_jacobi, 0, 2, 2},
-      {"3D 27-pt, Chebyshev 3, V(2,2)", Stencil::poisson3d_27, 32, SmootherKind::chebyshev, 2, 2,
-       3},
-  };
-  for (const Case& c : cases) {
-    const CsrMatrix<T> A = poisson<T>(c.stencil, c.size);
-    AmgParameters with_tail;
-    with_tail.smoother = c.smoother;
-    with_tail.presweeps = c.presweeps;
-    with_tail.postsweeps = c.postsweeps;
-    with_tail.chebyshev_degree = c.degree;
-    AmgParameters per_step = with_tail;
-    per_step.tail_launch_entries = 0;
-    const DeviceHierarchy<T> tail = build_hierarchy(to_device(A), with_tail);
-    const DeviceHierarchy<T> steps = build_hierarchy(to_device(A), per_step);
-    ASSERT_LT(tail_cycle::first_level(tail), tail.levels.size()) << c.name;
-    ASSERT_GT(tail_cycle::first_level(steps), steps.levels.size()) << c.name;
-
-    const std::vector<T> b = testing::random_vector<T>(A.rows, 7);
-    const std::vector<T> x0 = testing::random_vector<T>(A.rows, 8);
-    std::vector<T> cycles[2];
-    int which = 0;
-    for (const DeviceHierarchy<T>* h : {&tail, &steps}) {
-      const DeviceBuffer<T> device_b = to_device(b);
-      DeviceBuffer<T> x(A.rows);
-      vcycle_from_zero(*h, device_b, x);
-      std::vector<T> both = to_host(x);
-      DeviceBuffer<T> guess = to_device(x0);
-      vcycle(*h, device_b, guess);
-      const std::vector<T> from_guess = to_host(guess);
-      both.insert(both.end(), from_guess.begin(), from_guess.end());
-      cycles[which++] = both;
-    }
-    EXPECT_EQ(cycles[0], cycles[1]) << c.name;
-
-    SolveOptions options;
-    options.tolerance = 1e-5;
-    const DeviceBuffer<T> device_b = to_device(b);
-    DeviceBuffer<T> x_tail = to_device(std::vector<T>(A.rows, T(0)));
-    DeviceBuffer<T> x_steps = to_device(std::vector<T>(A.rows, T(0)));
-    const SolveResult solved_tail = pcg(tail, device_b, x_tail, options);
-    const SolveResult solved_steps = pcg(steps, device_b, x_steps, options);
-    EXPECT_TRUE(solved_tail.converged) << c.name;
-    EXPECT_EQ(solved_tail.residual_history, solved_steps.residual_history) << c.name;
-    EXPECT_EQ(to_host(x_tail), to_host(x_steps)) << c.name;
   }
 }
 
