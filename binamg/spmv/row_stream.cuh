@@ -6,13 +6,15 @@
 // per thread), and then a group of G = threads / R lanes sums each row from shared
 // memory. A lane per nonzero (row_split.cuh) leaves lanes idle on 5-27-entry rows
 // and has one load in flight per lane, which held the k = 1 kernels well below
-// the copy bandwidth (docs/experiments.md). Every k = 1 kernel that sums A's rows
-// against a vector (SpMV, residual, Jacobi, the V-cycle's fused steps, the ρ
-// estimate) runs through launch(), so they share one summation order: a fused step
-// gives the bits of the calls it replaces. Coded matrices of short rows (the
-// finest levels) skip the staging: a thread sums each row from its registers
-// (thread_rows_kernel), in the order a lane per row adds it. They read a
-// matrix's packed columns and coded values where it has them
+// the copy bandwidth (docs/experiments.md). Rows averaging 17-64 entries skip the
+// staging: each group of G lanes reads its row straight from memory in the same
+// order (group_rows_kernel), which measured faster there. Every k = 1 kernel that
+// sums A's rows against a vector (SpMV, residual, Jacobi, the V-cycle's fused
+// steps, the ρ estimate) runs through launch(), so they share one summation
+// order: a fused step gives the bits of the calls it replaces. Coded matrices of
+// short rows (the finest levels) skip the staging: a thread sums each row from
+// its registers (thread_rows_kernel), in the order a lane per row adds it. They
+// read a matrix's packed columns and coded values where it has them
 // (sparse/packed_columns.hpp, sparse/coded_values.hpp): the same columns and
 // values, so the same bits.
 #include <cuda_runtime.h>
@@ -50,6 +52,14 @@ constexpr int max_tiles_per_block = 8;
 // Rows past row_split::long_row_length for groups of this many lanes are summed
 // by a whole block.
 constexpr int long_row_lanes = 8;
+
+// Staged rows of at least this many lanes (rows averaging more than 16
+// entries) are summed by their lane groups straight from memory
+// (group_rows_kernel), in the staged order: whole solves 2-4% faster on the
+// stencils and the fem matrices. Two-lane rows keep the staging, whose tile
+// has more gathers in flight: unstaged, the unstructured P1 ball's solve took
+// 4% longer (docs/experiments.md).
+constexpr int min_group_lanes = 4;
 
 // A thread per row (thread_rows_kernel) loads this many of its row's entries
 // before it gathers their inputs; it takes rows of at most thread_row_max
@@ -328,6 +338,61 @@ __global__ void __launch_bounds__(threads, full_occupancy_blocks)
   }
 }
 
+/// Rows summed by groups of G lanes straight from global memory, no staging:
+/// block b owns rows [b·R, b·R + R), R = threads / G, and lane l of a row's group
+/// adds the row's entries l, l + G, ... in order, each product rounded on its
+/// own, then the group adds its partials in the staged kernel's shuffle tree:
+/// row_sums_kernel's order and bits (the rows without long ones), without its
+/// barriers and shared tile.
+template <typename Sum, int G, typename T, typename Columns, typename Values, typename Gather,
+          typename Finish>
+__global__ void __launch_bounds__(threads)
+    group_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr, Columns columns,
+                      Values values, Gather x_of, Finish finish, Sum* __restrict__ partial) {
+  constexpr int R = threads / G;
+  constexpr bool sums = returns_sum<Sum, Finish>;
+  const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
+  const auto col_idx = columns.for_rows(first_row);
+  const std::int64_t row = first_row + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  Sum total = 0;
+  // Whole groups leave together, so each group's shuffles stay full.
+  if (row < rows) {
+    const index_t begin = row_ptr[row], end = row_ptr[row + 1];
+    Sum sum = 0;
+#pragma unroll 4
+    for (index_t e = begin + lane; e < end; e += G)
+      sum += rounded_product(Sum(values[e]), Sum(x_of(col_idx[e])));
+    if constexpr (G > 1) {
+      const unsigned mask = row_split::group_mask<G>();
+#pragma unroll
+      for (int offset = G / 2; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(mask, sum, offset, G);
+    }
+    if (lane == 0) {
+      if constexpr (sums)
+        total = finish(index_t(row), sum);
+      else
+        finish(index_t(row), sum);
+    }
+  }
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
+}
+
+/// Whether launch() sums A's staged rows of G lanes by group_rows_kernel: no
+/// long rows, and no block of them over max_tiles_per_block tiles (which
+/// row_sums_kernel would sum a warp per row), so that the bits are the same.
+template <typename T>
+bool group_rows(const DeviceCsr<T>& A, int G, index_t long_row) {
+  return G >= min_group_lanes && long_row == row_split::no_long_rows && A.max_row_length >= 0 &&
+         std::int64_t(A.max_row_length) * (threads / G) <= std::int64_t(max_tiles_per_block) * tile;
+}
+
 /// Whether launch() sums A's rows a thread each (thread_rows_kernel): coded
 /// values and rows of at most thread_row_max entries, where the gather loads
 /// early (EarlyLoads).
@@ -342,6 +407,14 @@ template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typenam
 void launch_entries(const DeviceCsr<T>& A, const Columns& columns, const Values& values,
                     const Gather& x_of, const Finish& finish, Sum* partial, cudaStream_t stream) {
   const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
+  if constexpr (Staged && G >= min_group_lanes) {
+    if (group_rows(A, G, long_row)) {
+      group_rows_kernel<Sum, G, T><<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
+          A.rows, A.row_ptr.data(), columns, values, x_of, finish, partial);
+      BINAMG_CHECK_LAUNCH();
+      return;
+    }
+  }
   const auto kernel =
       long_row == row_split::no_long_rows
           ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Values, Gather, Finish>

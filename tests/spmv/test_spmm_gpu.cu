@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "binamg/problems/poisson.hpp"
+#include "binamg/spmv/row_stream.cuh"
 #include "binamg/spmv/spmm.hpp"
 #include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -211,6 +212,54 @@ TYPED_TEST(SpmmGpu, StagedRowsAddEachRowInOrderLikeTheShuffleKernels) {
     spmm_with_column_dots(dA, dX.data(), k, dY.data(), dots.data(), partials);
     const auto with_dots = to_host(dY);
     ASSERT_EQ(0, std::memcmp(expected.data(), with_dots.data(), bytes)) << A->rows << " k " << k;
+  }
+}
+
+// A·x as the k = 1 row kernels form it, on the host: lane l of a row's G lanes
+// adds the products of entries l, l + G, ... in order, each product rounded on
+// its own, and the lanes' partials meet in the shuffle-down tree
+// (partial[i] += partial[i + offset], offset = G/2, ..., 1).
+template <typename T>
+std::vector<T> lane_group_products(const CsrMatrix<T>& A, const std::vector<T>& x, int G) {
+  std::vector<T> y(A.rows);
+  for (index_t row = 0; row < A.rows; ++row) {
+    std::vector<T> partial(G, T(0));
+    for (index_t e = A.row_ptr[row]; e < A.row_ptr[row + 1]; ++e) {
+      const T product = A.values[e] * x[A.col_idx[e]];
+      T& sum = partial[(e - A.row_ptr[row]) % G];
+      sum = sum + product;
+    }
+    for (int offset = G / 2; offset > 0; offset /= 2)
+      for (int i = 0; i < offset; ++i) partial[i] = partial[i] + partial[i + offset];
+    y[row] = partial[0];
+  }
+  return y;
+}
+
+// Rows of 9-64 entries on average: two lanes a row staged through shared
+// memory, four and eight lanes straight from memory (group_rows_kernel). Both
+// give each row in the lane-group order above, bit for bit, in the SpMV and the
+// residual.
+TYPED_TEST(SpmmGpu, LaneGroupRowsAddInTheStagedOrder) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::pair<double, int> shapes[] = {{12, 2}, {24, 4}, {48, 8}, {60, 8}};
+  std::uint64_t seed = 70;
+  for (const auto& [mean, lanes] : shapes) {
+    const auto A = testing::random_matrix<T>({20011, 20011, mean, 0.05, 0, false}, seed++);
+    ASSERT_EQ(row_stream::lanes_per_row(A.rows, A.nnz()), lanes) << "mean " << mean;
+    const auto x = testing::random_vector<T>(A.cols, seed++);
+    const auto b = testing::random_vector<T>(A.rows, seed++);
+    const std::vector<T> expected = lane_group_products(A, x, lanes);
+    std::vector<T> expected_residual(A.rows);
+    for (index_t i = 0; i < A.rows; ++i) expected_residual[i] = b[i] - expected[i];
+    const DeviceCsr<T> dA = to_device(A);
+    const DeviceBuffer<T> dx = to_device(x), db = to_device(b);
+    DeviceBuffer<T> y(A.rows), r(A.rows);
+    spmv(dA, dx.data(), y.data());
+    residual(dA, dx.data(), db.data(), r.data());
+    EXPECT_EQ(to_host(y), expected) << "mean " << mean;
+    EXPECT_EQ(to_host(r), expected_residual) << "mean " << mean;
   }
 }
 
