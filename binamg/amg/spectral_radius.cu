@@ -1,4 +1,5 @@
 // GPU twin of the ρ(D⁻¹A) power iteration.
+#include <algorithm>
 #include <cmath>
 
 #include "binamg/amg/spectral_radius.hpp"
@@ -14,25 +15,23 @@ namespace {
 constexpr int power_threads = 256;
 
 // y = D⁻¹A x̂ in double as the CPU computes it, rows summed by spmv/row_stream.cuh:
-// x̂ = x, or x·(1/‖x‖) when inverse_norm is given, the factor applied to each
-// row's sum (and formed once, IEEE-rounded, by the reduction that forms ‖x‖²),
-// so the products are a plain SpMV's and x̂ is never formed.
+// x̂ = x, or x·(1/‖x‖) when squared_norm (‖x‖², device memory) is given, the
+// factor formed in each thread as the CPU forms it once (IEEE division and root,
+// so the same bits) and applied to each row's sum, so the products are a plain
+// SpMV's and x̂ is never formed. Each row returns y_i², which the pass adds into
+// ‖y‖² (row_stream::launch_with_sum): the norm takes no pass of its own.
 template <typename T>
 struct DivideByDiagonal {
   const T* __restrict__ diag;
-  const double* __restrict__ inverse_norm;
+  const double* __restrict__ squared_norm;
   double* __restrict__ y;
-  __device__ void operator()(index_t row, double sum) const {
-    y[row] = (inverse_norm ? sum * *inverse_norm : sum) / double(diag[row]);
+  __device__ double operator()(index_t row, double sum) const {
+    const double value =
+        (squared_norm ? sum * (1.0 / sqrt(*squared_norm)) : sum) / double(diag[row]);
+    y[row] = value;
+    return value * value;
   }
 };
-
-template <typename T>
-void dinv_a_product(const DeviceCsr<T>& A, const T* diag, const double* x,
-                    const double* inverse_norm, double* y, cudaStream_t stream) {
-  row_stream::launch<double>(A, row_stream::VectorEntry<double>{x},
-                             DivideByDiagonal<T>{diag, inverse_norm, y}, stream);
-}
 
 // One thread per entry: the start vector of the CPU version, computed in place.
 __global__ void hashed_start(index_t n, double* x) {
@@ -60,12 +59,11 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
   // (in the first) and x̂_k = y_{k-1}/‖y_{k-1}‖ is formed inside the product.
   DeviceBuffer<double> vectors[2] = {DeviceBuffer<double>(n, stream, "power iteration"),
                                      DeviceBuffer<double>(n, stream, "power iteration")};
-  DeviceBuffer<double> scratch(reduction_scratch_size(n), stream, "power iteration scratch");
+  DeviceBuffer<double> scratch(std::max(reduction_scratch_size(n), row_stream::sum_scratch_size(A)),
+                               stream, "power iteration scratch");
   // dots[0] = ‖x_0‖², dots[k + 1] = ‖D⁻¹A x_k‖²: the iteration runs without the
-  // host and the norms are read back once at the end. inverse_norms[k] = 1/‖y_k‖.
+  // host and the norms are read back once at the end.
   DeviceBuffer<double> dots(std::size_t(iterations) + 1, stream, "power iteration norms");
-  DeviceBuffer<double> inverse_norms(std::size_t(iterations) + 1, stream,
-                                     "power iteration inverse norms");
   const unsigned blocks = blocks_for(n, power_threads);
   if (n > 0) {
     hashed_start<<<blocks, power_threads, 0, stream>>>(n, vectors[0].data());
@@ -76,10 +74,10 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diag
     const DeviceBuffer<double>& x = vectors[step % 2];
     DeviceBuffer<double>& y = vectors[(step + 1) % 2];
     // ‖y_k‖ = 0 makes x̂_{k+1} non-finite; the host stops reading at that step.
-    const double* x_inverse_norm = step == 0 ? nullptr : inverse_norms.data() + step;
-    if (n > 0) dinv_a_product(A, diag.data(), x.data(), x_inverse_norm, y.data(), stream);
-    squared_norm_and_inverse(y, dots.data() + step + 1, inverse_norms.data() + step + 1, scratch,
-                             stream);
+    const double* x_squared_norm = step == 0 ? nullptr : dots.data() + step;
+    row_stream::launch_with_sum<double>(A, row_stream::VectorEntry<double>{x.data()},
+                                        DivideByDiagonal<T>{diag.data(), x_squared_norm, y.data()},
+                                        dots.data() + step + 1, scratch, stream);
   }
   const std::vector<double> squared_norms = to_host(dots);
   // The host loop of the CPU version on the recorded norms (x_k is a unit vector for k ≥ 1).

@@ -73,15 +73,6 @@ void reduce(index_t n, const Term& term, T* result, DeviceBuffer<T>& scratch, co
   reduce_into(n, term, StoreSum<T>{result}, scratch, who, stream);
 }
 
-struct StoreSquaredNormAndInverse {
-  double* squared_norm;
-  double* inverse_norm;
-  __device__ void operator()(double total) const {
-    *squared_norm = total;
-    *inverse_norm = 1.0 / sqrt(total);
-  }
-};
-
 template <typename T>
 struct DotTerm {
   const T* __restrict__ x;
@@ -169,14 +160,6 @@ void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBu
   require_same_length(x, y, "dot");
   reduce(static_cast<index_t>(x.size()), DotTerm<T>{x.data(), y.data()}, result, scratch, "dot",
          stream);
-}
-
-void squared_norm_and_inverse(const DeviceBuffer<double>& x, double* squared_norm,
-                              double* inverse_norm, DeviceBuffer<double>& scratch,
-                              cudaStream_t stream) {
-  reduce_into(static_cast<index_t>(x.size()), DotTerm<double>{x.data(), x.data()},
-              StoreSquaredNormAndInverse{squared_norm, inverse_norm}, scratch,
-              "squared_norm_and_inverse", stream);
 }
 
 template <typename T>

@@ -69,13 +69,6 @@ template <typename T>
 void dot(const DeviceBuffer<T>& x, const DeviceBuffer<T>& y, T* result, DeviceBuffer<T>& scratch,
          cudaStream_t stream = nullptr);
 
-/// *squared_norm = xᵀx (the bits of dot(x, x)) and *inverse_norm = 1/√(xᵀx),
-/// IEEE-rounded: a power iteration's normalising factor, formed once in the
-/// reduction's last step instead of wherever it is used.
-void squared_norm_and_inverse(const DeviceBuffer<double>& x, double* squared_norm,
-                              double* inverse_norm, DeviceBuffer<double>& scratch,
-                              cudaStream_t stream = nullptr);
-
 /// One pass: alpha = T(double(*rz) / double(*pq)), r −= alpha·q, and *rr = rᵀr
 /// of the new r. Bitwise what axpy(−alpha, q, r) and dot(r, r) give. CG's x takes
 /// the same step later, in the pass that forms the next direction (cg_direction).

@@ -219,21 +219,6 @@ TEST(VectorOpsGpuMixed, WidenWithDotIsConvertThenDotBitwise) {
   EXPECT_THROW(widen_with_dot(short_z, z, r, rz.data(), scratch), InvalidInput);
 }
 
-// The power iteration's norm: dot(x, x)'s bits and the IEEE-rounded 1/√ of
-// them, which the host computes alike.
-TEST(VectorOpsGpuNorms, SquaredNormAndInverseAreTheDotAndItsInverseRoot) {
-  BINAMG_REQUIRE_GPU();
-  for (std::size_t n : lengths) {
-    const auto x = to_device(testing::random_vector<double>(n, 83));
-    DeviceBuffer<double> results(2), scratch(reduction_scratch_size(static_cast<index_t>(n)));
-    squared_norm_and_inverse(x, results.data(), results.data() + 1, scratch);
-    const std::vector<double> got = to_host(results);
-    const double expected = dot(x, x);
-    EXPECT_EQ(got[0], expected) << "n=" << n;
-    EXPECT_EQ(got[1], 1.0 / std::sqrt(expected)) << "n=" << n;
-  }
-}
-
 TYPED_TEST(VectorOpsGpu, TooSmallScratchIsRejected) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
