@@ -8,6 +8,7 @@
 #include "binamg/amg/strength.hpp"
 #include "binamg/amg/strength_test.hpp"
 #include "binamg/core/launch.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/core/scan.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/spmv/row_split.cuh"
@@ -73,21 +74,9 @@ __global__ void __launch_bounds__(row_split::threads)
   }
 }
 
-// The first position in sorted cols[begin, end) holding a column >= col.
-__device__ index_t lower_bound(const index_t* cols, index_t begin, index_t end, index_t col) {
-  while (begin < end) {
-    const index_t mid = begin + (end - begin) / 2;
-    if (cols[mid] < col)
-      begin = mid + 1;
-    else
-      end = mid;
-  }
-  return begin;
-}
-
 // Whether row `col` of the pattern (sorted rows) holds column `row`.
 __device__ bool holds(const index_t* row_ptr, const index_t* col_idx, index_t col, index_t row) {
-  const index_t at = lower_bound(col_idx, row_ptr[col], row_ptr[col + 1], row);
+  const index_t at = lower_bound_in(col_idx, row_ptr[col], row_ptr[col + 1], row);
   return at < row_ptr[col + 1] && col_idx[at] == row;
 }
 
@@ -129,7 +118,7 @@ __global__ void __launch_bounds__(row_split::threads)
   for (index_t k = s_ptr[row] + threadIdx.x % L; k < s_ptr[row + 1]; k += L) {
     const index_t col = s_col[k];
     const index_t before =
-        ut_begin == ut_end ? 0 : lower_bound(ut_col, ut_begin, ut_end, col) - ut_begin;
+        ut_begin == ut_end ? 0 : lower_bound_in(ut_col, ut_begin, ut_end, col) - ut_begin;
     out_col[first + k + before] = col;
   }
 }
@@ -143,7 +132,7 @@ __global__ void place_partners(index_t rows, const index_t* s_ptr, const index_t
   if (row >= rows) return;
   for (index_t e = ut_ptr[row]; e < ut_ptr[row + 1]; ++e) {
     const index_t col = ut_col[e];
-    const index_t before = lower_bound(s_col, s_ptr[row], s_ptr[row + 1], col) - s_ptr[row];
+    const index_t before = lower_bound_in(s_col, s_ptr[row], s_ptr[row + 1], col) - s_ptr[row];
     out_col[out_ptr[row] + (e - ut_ptr[row]) + before] = col;
   }
 }

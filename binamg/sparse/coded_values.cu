@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "binamg/core/launch.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/core/read_back.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
@@ -129,15 +130,8 @@ __global__ void encode(std::int64_t n, const T* values, const unsigned long long
   const std::int64_t e = std::int64_t(blockIdx.x) * code_threads + threadIdx.x;
   if (e >= n) return;
   const unsigned long long key = bits_of(values[e]);
-  int low = 0, high = count - 1;  // the key is in the table
-  while (low < high) {
-    const int middle = (low + high) / 2;
-    if (table[middle] < key)
-      low = middle + 1;
-    else
-      high = middle;
-  }
-  code[e] = static_cast<std::uint8_t>(low);
+  // The key is in the table: at or before its last entry.
+  code[e] = static_cast<std::uint8_t>(lower_bound_in(table, 0, count - 1, key));
 }
 
 // The two-byte path, for matrices of more than coded_table_size distinct values.

@@ -1,4 +1,5 @@
 #include "binamg/core/launch.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/sparse/device_csr.hpp"
 
 namespace binamg {
@@ -12,15 +13,8 @@ __global__ void extract_diagonal(index_t rows, const index_t* row_ptr, const ind
                                  const T* values, T* diag) {
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  index_t low = row_ptr[row], high = row_ptr[row + 1];
-  while (low < high) {
-    const index_t mid = low + (high - low) / 2;
-    if (col_idx[mid] < row)
-      low = mid + 1;
-    else
-      high = mid;
-  }
-  diag[row] = low < row_ptr[row + 1] && col_idx[low] == row ? values[low] : T(0);
+  const index_t at = lower_bound_in(col_idx, row_ptr[row], row_ptr[row + 1], row);
+  diag[row] = at < row_ptr[row + 1] && col_idx[at] == row ? values[at] : T(0);
 }
 
 // *longest = max(*longest, the longest row's nonzeros); max is order-free.

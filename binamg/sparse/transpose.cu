@@ -1,6 +1,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "binamg/core/launch.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/core/radix_sort.hpp"
 #include "binamg/sparse/transpose.hpp"
 
@@ -15,12 +16,7 @@ __global__ void offsets_from_sorted_keys(index_t nnz, index_t cols, const index_
                                          index_t* row_ptr_t) {
   const index_t c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c > cols) return;
-  index_t low = 0, high = nnz;
-  while (low < high) {
-    const index_t mid = low + (high - low) / 2;
-    if (sorted_cols[mid] < c) low = mid + 1; else high = mid;
-  }
-  row_ptr_t[c] = low;
+  row_ptr_t[c] = lower_bound_in(sorted_cols, 0, nnz, c);
 }
 
 // One thread per entry of Aᵀ: gathers its row index and value from A's entry.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "binamg/core/launch.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/spgemm/kernels/hash.cuh"
 #include "binamg/spgemm/refill.hpp"
 
@@ -26,11 +27,7 @@ __global__ void refill_entries(index_t nnz, const index_t* rows, const index_t* 
   bool first = true;
   for (index_t k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
     const index_t inner = a_col[k];
-    index_t low = b_row_ptr[inner], high = b_row_ptr[inner + 1];
-    while (low < high) {
-      const index_t mid = low + (high - low) / 2;
-      if (b_col[mid] < j) low = mid + 1; else high = mid;
-    }
+    const index_t low = lower_bound_in(b_col, b_row_ptr[inner], b_row_ptr[inner + 1], j);
     if (low < b_row_ptr[inner + 1] && b_col[low] == j) {
       const T p = rounded_product(a_val[k], b_val[low]);
       sum = first ? p : sum + p;

@@ -3,13 +3,14 @@
 // table): a dense accumulator per block in global memory, filled in batches
 // of A's entries so that no step waits on a single entry, yet every entry of
 // C is still summed in A's row order.
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/spgemm/kernels/table_rows.cuh"
 
 namespace binamg::spgemm_detail {
@@ -151,11 +152,8 @@ __global__ void __launch_bounds__(Block)
         const index_t q = index_t(threadIdx.x) * Items + i;
         keys[i] = ~Key(0);
         if (q < total) {
-          int low = 0, high = entries - 1;  // last entry starting at or before q
-          while (low < high) {
-            const int mid = (low + high + 1) / 2;
-            if (entry_offset[mid] <= q) low = mid; else high = mid - 1;
-          }
+          // The last entry starting at or before q.
+          const int low = last_at_or_below(entry_offset, 0, entries - 1, q);
           const index_t p = entry_b_begin[low] + (q - entry_offset[low]);
           batch_value[q] = rounded_product(entry_a[low], in.b_val[p]);
           keys[i] = (Key(in.b_col[p]) << Shift) | Key(q);

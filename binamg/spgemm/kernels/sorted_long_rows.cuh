@@ -8,18 +8,19 @@
 // by a warp in a fixed order when it is long. Used
 // while the products fit SpgemmTuning::sorted_long_rows_budget; past it the
 // dense accumulators of kernels/long_rows.cuh take the rows.
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <memory>
 #include <utility>
 
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/error.hpp"
+#include "binamg/core/lower_bound.cuh"
 #include "binamg/core/radix_sort.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/core/scan.hpp"
@@ -41,12 +42,7 @@ inline unsigned sorted_rows_grid(std::int64_t items) {
 template <typename Offset>
 __device__ __forceinline__ index_t segment_of(const Offset* offsets, index_t n,
                                               std::int64_t value) {
-  index_t low = 0, high = n - 1;
-  while (low < high) {
-    const index_t mid = low + (high - low + 1) / 2;
-    if (std::int64_t(offsets[mid]) <= value) low = mid; else high = mid - 1;
-  }
-  return low;
+  return last_at_or_below(offsets, index_t(0), n - 1, value);
 }
 
 /// entries[l] = A entries of long row rows[l].
