@@ -55,7 +55,7 @@ constexpr int long_row_lanes = 8;
 
 // Staged rows of at least this many lanes (rows averaging more than 16
 // entries) are summed by their lane groups straight from memory
-// (group_rows_kernel), in the staged order: whole solves 2-4% faster on the
+// (group_rows_kernel), in the staged order: whole solves 1-4% faster on the
 // stencils and the fem matrices. Two-lane rows keep the staging, whose tile
 // has more gathers in flight: unstaged, the unstructured P1 ball's solve took
 // 4% longer (docs/experiments.md).
