@@ -393,22 +393,13 @@ bool group_rows(const DeviceCsr<T>& A, int G, index_t long_row) {
          std::int64_t(A.max_row_length) * (threads / G) <= std::int64_t(max_tiles_per_block) * tile;
 }
 
-/// Lanes per row for A: 32 unstaged, else threads / rows_per_block.
-inline int lanes_per_row(index_t rows, std::int64_t nnz) {
-  return staged(rows, nnz) ? threads / rows_per_block(rows, nnz) : 32;
-}
-
 /// Whether launch() sums A's rows a thread each (thread_rows_kernel): coded
 /// values and rows of at most thread_row_max entries, where the gather loads
-/// early (EarlyLoads). Rows of one-byte codes averaging more than 16 entries
-/// (the 27-point stencil) go to their lane groups instead, whose loads of a
-/// row's codes coalesce where a thread's stride over them (a probe: 54 against
-/// 45 µs a pass on the 27-point stencil as a sliced ELL, docs/experiments.md).
+/// early (EarlyLoads).
 template <bool EarlyLoads, typename T>
 bool thread_rows(const DeviceCsr<T>& A) {
   return EarlyLoads && A.coded.describe(A.values) && A.max_row_length >= 0 &&
-         A.max_row_length <= thread_row_max &&
-         !(A.coded.narrow() && lanes_per_row(A.rows, A.nnz()) >= min_group_lanes);
+         A.max_row_length <= thread_row_max;
 }
 
 template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
@@ -467,6 +458,11 @@ void launch_shape(const DeviceCsr<T>& A, const Gather& x_of, const Finish& finis
         stream);
   launch_columns<Sum, G, Staged, EarlyLoads>(A, IndexColumns{A.col_idx.data()}, x_of, finish,
                                              partial, stream);
+}
+
+/// Lanes per row for A: 32 unstaged, else threads / rows_per_block.
+inline int lanes_per_row(index_t rows, std::int64_t nnz) {
+  return staged(rows, nnz) ? threads / rows_per_block(rows, nnz) : 32;
 }
 
 /// Blocks launch() runs over A, one partial sum each in launch_with_sum.
