@@ -182,16 +182,6 @@ __device__ void stage_products(std::int64_t pass, int count, Cols col_idx, Vals 
   }
 }
 
-/// partial[blockIdx.x] = the sum of every thread's `total`, in CUB's fixed
-/// tree (the same bits every run); every thread of the block calls it.
-template <typename Sum>
-__device__ void store_block_total(Sum total, Sum* partial) {
-  using Reduce = cub::BlockReduce<Sum, threads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const Sum block_total = Reduce(storage).Sum(total);
-  if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
-}
-
 /// Whether finish(row, sum) returns a value to be summed over the rows (the
 /// fused reductions of launch_with_sum) rather than nothing.
 template <typename Sum, typename Finish>
@@ -292,7 +282,12 @@ __global__ void __launch_bounds__(threads,
     staged_rows<Sum, G, EarlyLoads, T>(first_row, block_rows, bounds, col_idx, values, x_of,
                                        finish_row, products);
   }
-  if constexpr (sums) store_block_total(total, partial);
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
 }
 
 /// Row b·threads + t summed by thread t of block b alone: it loads
@@ -335,7 +330,12 @@ __global__ void __launch_bounds__(threads, full_occupancy_blocks)
     else
       finish(index_t(row), sum);
   }
-  if constexpr (sums) store_block_total(total, partial);
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
 }
 
 /// Rows summed by groups of G lanes straight from global memory, no staging:
@@ -376,7 +376,12 @@ __global__ void __launch_bounds__(threads)
         finish(index_t(row), sum);
     }
   }
-  if constexpr (sums) store_block_total(total, partial);
+  if constexpr (sums) {
+    using Reduce = cub::BlockReduce<Sum, threads>;
+    __shared__ typename Reduce::TempStorage storage;
+    const Sum block_total = Reduce(storage).Sum(total);
+    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+  }
 }
 
 /// Whether launch() sums A's staged rows of G lanes by group_rows_kernel: no
