@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "binamg/amg/coarse_solve.hpp"
-#include "binamg/amg/dense_cholesky.hpp"
+#include "binamg/amg/dense_inverse.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/launch.hpp"
 
@@ -212,11 +212,6 @@ DeviceBuffer<T> inverse_of_factors(index_t n, const double* packed, bool cholesk
   return inverse;
 }
 
-__global__ void identity_permutation(index_t n, index_t* permutation) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) permutation[i] = i;
-}
-
 }  // namespace
 
 template <typename T>
@@ -279,18 +274,13 @@ void DeviceCoarseSolver<T>::factor(const DeviceCsr<T>& A, double scale, cudaStre
   require(scale >= 0 && std::isfinite(scale),
           "coarse matrix: the scale " + std::to_string(scale) + " is not finite and >= 0");
   const index_t n = A.rows;
-  if (n > 0 && n == A.cols && n <= coarse_detail::kDeviceCholeskyRows) {
-    // CoarseSolver's pivot floor: n·ε_T·scale (CoarseSolver::factor).
-    const double pivot_floor = n * double(std::numeric_limits<T>::epsilon()) * scale;
-    DeviceBuffer<double> factor;
-    if (coarse_detail::dense_cholesky(A, pivot_floor, factor, stream) ==
-        coarse_detail::CholeskyOutcome::factored) {
-      DeviceBuffer<index_t> permutation(n, stream, "coarse permutation");
-      identity_permutation<<<blocks_for(n, 256), 256, 0, stream>>>(n, permutation.data());
-      BINAMG_CHECK_LAUNCH();
-      auto state = std::make_unique<State>();
-      state->inverse = inverse_of_factors<T>(n, factor.data(), true, permutation.data(), stream);
-      state->method = "dense-inverse(dense-llt)";
+  if (n > 0 && n == A.cols && n <= CoarseSolver<T>::dense_limit) {
+    // CoarseSolver's rank floor: ε_T·scale (CoarseSolver::factor).
+    const double rank_floor = double(std::numeric_limits<T>::epsilon()) * scale;
+    auto state = std::make_unique<State>();
+    if (coarse_detail::dense_inverse(A, rank_floor, state->inverse, stream) ==
+        coarse_detail::InverseOutcome::inverted) {
+      state->method = "dense-inverse(sweep)";
       state_ = std::move(state);
       rows_ = n;
       nullity_ = 0;

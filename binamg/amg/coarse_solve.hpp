@@ -90,13 +90,13 @@ class CoarseSolver {
 };
 
 #if BINAMG_WITH_CUDA
-/// Coarsest-level solve for the GPU hierarchy: A is factored once in double, and
-/// A⁻¹ formed from the factor on the GPU (a warp per column, blocked forward and
-/// back substitution in double), kept row-major in T. A matrix on the device of
-/// at most 768 rows that is symmetric and has a Cholesky factor without a small
-/// pivot (the common case) is factored there; any other matrix is downloaded and
+/// Coarsest-level solve for the GPU hierarchy: A⁻¹ is formed once in double
+/// and kept row-major in T. A matrix on the device that is symmetric and has no
+/// small pivot (the common case) is inverted there by blocked symmetric
+/// Gauss-Jordan sweeps (amg/dense_inverse); any other matrix is downloaded and
 /// factored on the host with CoarseSolver, whose checks and messages apply, and
-/// its packed factor uploaded as Eigen stores it. Forming A⁻¹ on the host (n
+/// A⁻¹ formed on the GPU from its packed factor (a warp per column, blocked
+/// forward and back substitution in double). Forming A⁻¹ on the host (n
 /// triangular solve pairs) was slow and, on shared host cores, erratic
 /// (docs/experiments.md).
 /// Every solve is one product with A⁻¹ by binamg's own kernel, whose summation
@@ -114,10 +114,10 @@ class DeviceCoarseSolver {
 
   /// Factors A on the host (CoarseSolver::factor, with `scale`) and forms its inverse here.
   void factor(const CsrMatrix<T>& A, double scale = 0, cudaStream_t stream = nullptr);
-  /// The same for A on the device: a symmetric A of at most 768 rows whose
-  /// Cholesky factorisation has no small pivot (CoarseSolver's test, with
-  /// `scale`) is factored on the device, with one read-back; any other is
-  /// downloaded and factored as above. Its method is then "dense-inverse(dense-llt)".
+  /// The same for A on the device: a symmetric A whose pivots (those of its
+  /// Cholesky factorisation) are not small by CoarseSolver's test, with
+  /// `scale`, is inverted on the device, with one read-back; any other is
+  /// downloaded and factored as above. Its method is then "dense-inverse(sweep)".
   void factor(const DeviceCsr<T>& A, double scale = 0, cudaStream_t stream = nullptr);
   /// x = A⁻¹ b on `stream`; b and x hold rows() entries and must not alias.
   void solve(const T* b, T* x, cudaStream_t stream = nullptr) const;

@@ -146,14 +146,14 @@ TYPED_TEST(CoarseSolveGpu, BlockSolveColumnsEqualVectorSolvesAndMatchTheCpu) {
 }
 
 // A matrix on the device: the common case (symmetric, no small pivot) is
-// factored there, blocked in panels of 32 columns; 25, 64 and 289 rows give
-// one partial panel, two whole ones, and nine and a row. The solve agrees with
-// the CPU's (its Eigen factor rounds otherwise, within the same bound), and a
-// second factorisation gives the same bits.
-TYPED_TEST(CoarseSolveGpu, DeviceMatrixIsFactoredOnTheDeviceAndMatchesTheCpu) {
+// inverted there by sweeps of 32 pivots; 25, 64, 289 and 841 rows give one
+// partial block, two whole ones, nine and a row, and 26 and a part. The solve
+// agrees with the CPU's (Eigen's Cholesky rounds otherwise, within the same
+// bound), and a second inversion gives the same bits.
+TYPED_TEST(CoarseSolveGpu, DeviceMatrixIsInvertedOnTheDeviceAndMatchesTheCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  for (index_t side : {5, 8, 17}) {
+  for (index_t side : {5, 8, 17, 29}) {
     const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, side);
     CoarseSolver<T> cpu;
     cpu.factor(A);
@@ -161,7 +161,7 @@ TYPED_TEST(CoarseSolveGpu, DeviceMatrixIsFactoredOnTheDeviceAndMatchesTheCpu) {
     DeviceCoarseSolver<T> gpu, again;
     gpu.factor(A_device);
     again.factor(A_device);
-    EXPECT_EQ(gpu.method(), "dense-inverse(dense-llt)");
+    EXPECT_EQ(gpu.method(), "dense-inverse(sweep)");
     EXPECT_EQ(gpu.nullity(), 0);
     const std::vector<T> b = testing::random_vector<T>(A.rows, 40 + side);
     std::vector<T> expected;
@@ -176,9 +176,63 @@ TYPED_TEST(CoarseSolveGpu, DeviceMatrixIsFactoredOnTheDeviceAndMatchesTheCpu) {
   }
 }
 
+// Pivots below n·ε_T·scale (a scale at which a Galerkin product's rounding
+// could hide a null direction) ask whether A is singular. This Laplacian's
+// Cholesky pivots lie in [2, 4] and its λ_min is 8·sin²(π/42) = 0.045: at
+// ε_T·scale = 0.02 every pivot is small, but 1/‖A⁻¹‖_∞ = 0.031 shows λ_min
+// above the host's cut, so the device keeps its inverse, as the host's
+// eigenvalue test keeps its Cholesky factor. At ε_T·scale = 0.5 the inverse
+// cannot tell, and the host decides (its eigenvalues below 0.5 count as null).
+TYPED_TEST(CoarseSolveGpu, SmallPivotsOfAMatrixFarFromSingularStayOnTheDevice) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 20);
+  const double epsilon = std::numeric_limits<T>::epsilon();
+  const double scale = 0.02 / epsilon;
+  CoarseSolver<T> cpu;
+  cpu.factor(A, scale);
+  ASSERT_EQ(cpu.method(), "dense-llt");
+  DeviceCoarseSolver<T> gpu;
+  gpu.factor(to_device(A), scale);
+  EXPECT_EQ(gpu.method(), "dense-inverse(sweep)");
+  const std::vector<T> b = testing::random_vector<T>(A.rows, 61);
+  std::vector<T> expected;
+  cpu.solve(b, expected);
+  const DeviceBuffer<T> b_device = to_device(b);
+  DeviceBuffer<T> x(A.rows);
+  gpu.solve(b_device.data(), x.data());
+  EXPECT_LE(scaled_difference(inverse_of(cpu), b, expected, to_host(x)), solve_tolerance<T>());
+
+  gpu.factor(to_device(A), 0.5 / epsilon);
+  EXPECT_EQ(gpu.method(), "dense-inverse(dense-pinv)");
+}
+
+// The sweeps keep A⁻¹ exactly symmetric: x = A⁻¹e_i is row i of it, so
+// x_j = (A⁻¹e_j)_i bit for bit.
+TYPED_TEST(CoarseSolveGpu, DeviceInverseIsExactlySymmetric) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  const CsrMatrix<T> A =
+      poisson<T>(Stencil::poisson2d_9, 9);  // 81 rows: 3 blocks, the last partial
+  const index_t n = A.rows;
+  DeviceCoarseSolver<T> gpu;
+  gpu.factor(to_device(A));
+  ASSERT_EQ(gpu.method(), "dense-inverse(sweep)");
+  std::vector<T> identity(std::size_t(n) * n, T(0));
+  for (index_t i = 0; i < n; ++i) identity[std::size_t(i) * n + i] = T(1);
+  const DeviceBuffer<T> I_device = to_device(identity);
+  DeviceBuffer<T> X(std::size_t(n) * n);
+  gpu.solve(I_device.data(), n, X.data());
+  const std::vector<T> inverse = to_host(X);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j)
+      ASSERT_EQ(inverse[std::size_t(i) * n + j], inverse[std::size_t(j) * n + i])
+          << "(" << i << ", " << j << ")";
+}
+
 // What the device does not decide goes to the host's CoarseSolver, with its
 // methods and messages: a singular matrix (its pseudo-inverse), a
-// nonsymmetric one (LU), one above the device's rows, and invalid entries.
+// nonsymmetric one (LU), an indefinite one (LU), and invalid entries.
 TYPED_TEST(CoarseSolveGpu, DeviceMatrixTheDeviceDeclinesIsFactoredOnTheHost) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -192,8 +246,10 @@ TYPED_TEST(CoarseSolveGpu, DeviceMatrixTheDeviceDeclinesIsFactoredOnTheHost) {
   gpu.factor(to_device(nonsymmetric));
   EXPECT_EQ(gpu.method(), "dense-inverse(dense-lu)");
 
-  // 841 rows: factored on the host, and still LLT.
-  expect_vector_solve_matches_cpu(poisson<T>(Stencil::poisson2d_5, 29), "dense-llt", 27, true);
+  // Symmetric but indefinite (a pivot turns negative): Eigen's LU on the host.
+  const CsrMatrix<T> indefinite =
+      add(T(1), poisson<T>(Stencil::poisson2d_5, 7), T(-2), identity_matrix<T>(49));
+  expect_vector_solve_matches_cpu(indefinite, "dense-lu", 27, true);
 
   CsrMatrix<T> invalid = poisson<T>(Stencil::poisson2d_5, 5);
   invalid.values[7] = std::numeric_limits<T>::quiet_NaN();
