@@ -85,7 +85,7 @@ AMG
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
                        default 1, 0: none)
-  --max-coarse N       coarsen until at most N rows (default 300)
+  --max-coarse N       coarsen until at most N rows (default 1200)
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
                        10000; coarsening that stalls would otherwise factor a fine one)

@@ -32,7 +32,8 @@ using namespace binamg;
 using cli::json_number;
 using cli::json_string;
 
-const char* usage_text = R"(usage: compare_ordering (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
+const char* usage_text =
+    R"(usage: compare_ordering (--problem NAME --size N | --matrix FILE.mtx[.gz]) [options]
 
 Builds one smoothed-aggregation hierarchy (default AMG parameters) and computes
 every level's Galerkin product A_c = P^T A P in both orders, (P^T A) P
@@ -48,6 +49,7 @@ every level's Galerkin product A_c = P^T A P in both orders, (P^T A) P
   --device auto|cpu|gpu  (default auto: the GPU when present)
   --precision double|float  (default double)
   --aggregation mis2|standard  (default mis2)
+  --max-coarse N       coarsen until at most N rows (default: amg_solve's, 1200)
   --repeat N           timed runs per product after one warm-up; the median is
                        reported (default 5)
   --json               one JSON object per level, then one for the total
@@ -82,8 +84,8 @@ Options parse_arguments(int argc, char** argv) {
   Options options;
   const cli::Arguments arguments = cli::parse_arguments(
       argc, argv,
-      {"--problem", "--size", "--matrix", "--device", "--precision", "--aggregation", "--repeat",
-       "--block-size", "--near-nullspace", "--coordinates"},
+      {"--problem", "--size", "--matrix", "--device", "--precision", "--aggregation",
+       "--max-coarse", "--repeat", "--block-size", "--near-nullspace", "--coordinates"},
       usage_text);
   options.json = arguments.json;
   if (auto v = arguments.get("--problem")) options.problem = *v;
@@ -92,6 +94,12 @@ Options parse_arguments(int argc, char** argv) {
   if (auto v = arguments.get("--device")) options.device = *v;
   if (auto v = arguments.get("--precision")) options.precision = *v;
   if (auto v = arguments.get("--aggregation")) options.amg.aggregation = parse_aggregation(*v);
+  if (auto v = arguments.get("--max-coarse")) {
+    options.amg.max_coarse_rows = cli::parse_number<index_t>("--max-coarse", *v);
+    require(options.amg.max_coarse_rows >= 1, "--max-coarse must be at least 1");
+    options.amg.max_direct_rows =
+        std::max(options.amg.max_direct_rows, options.amg.max_coarse_rows);
+  }
   if (auto v = arguments.get("--repeat")) options.repeat = cli::parse_number<int>("--repeat", *v);
   options.system = cli::NearNullspaceOptions::read(arguments);
   cli::validate_input_options(options.problem, options.size, options.matrix, options.precision,

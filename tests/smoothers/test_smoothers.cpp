@@ -137,6 +137,7 @@ TEST(Smoother, NamesParseAndBadOnesAreRejected) {
 TEST(Smoother, L1JacobiLevelsKeepTheL1DiagonalAndWeightOne) {
   AmgParameters parameters;
   parameters.smoother = SmootherKind::l1_jacobi;
+  parameters.max_coarse_rows = 300;  // two levels or more
   const CsrMatrix<double> A = poisson<double>(Stencil::poisson2d_5, 64);
   const Hierarchy<double> h = build_hierarchy(A, parameters);
   ASSERT_GE(h.levels.size(), 2u);

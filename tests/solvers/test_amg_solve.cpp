@@ -258,6 +258,7 @@ TYPED_TEST(AmgSolve, ThresholdScheduleAndFilteredSmoothing) {
   p.strength_measure = StrengthMeasure::symmetric;  // the thresholds below are this test's
   p.strength_threshold = 0.08;
   p.strength_decay = 0.5;
+  p.max_coarse_rows = 300;  // two levels or more
   const Hierarchy<T> filtered = build_hierarchy(A, p);
   p.filtered_levels = 0;
   const Hierarchy<T> unfiltered = build_hierarchy(A, p);
@@ -320,6 +321,7 @@ TYPED_TEST(AmgSolve, StalledCoarseningWarnsAndHugeDirectSolvesAreRefused) {
       << stalled.warnings[0];
   EXPECT_NE(stalled.warnings[0].find("strength threshold 0.5"), std::string::npos)
       << stalled.warnings[0];
+  p.max_coarse_rows = 300;
   p.max_direct_rows = 1000;
   try {
     build_hierarchy(A, p);

@@ -41,7 +41,10 @@ void expect_same(const DeviceCsr<T>& A, const std::vector<T>& expected,
 TYPED_TEST(VcycleStepsGpu, FusedStepsEqualTheCallsTheyReplace) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  const DeviceHierarchy<T> h = build_hierarchy(to_device(poisson<T>(Stencil::poisson3d_7, 20)));
+  AmgParameters parameters;
+  parameters.max_coarse_rows = 300;  // two levels above the coarsest
+  const DeviceHierarchy<T> h =
+      build_hierarchy(to_device(poisson<T>(Stencil::poisson3d_7, 20)), parameters);
   ASSERT_GE(h.levels.size(), 2u);
   for (std::size_t l = 0; l < h.levels.size(); ++l) {
     const DeviceLevel<T>& level = h.levels[l];
