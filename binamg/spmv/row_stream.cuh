@@ -182,6 +182,16 @@ __device__ void stage_products(std::int64_t pass, int count, Cols col_idx, Vals 
   }
 }
 
+/// partial[blockIdx.x] = the sum of every thread's `total`, in CUB's fixed
+/// tree (the same bits every run); every thread of the block calls it.
+template <typename Sum>
+__device__ void store_block_total(Sum total, Sum* partial) {
+  using Reduce = cub::BlockReduce<Sum, threads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const Sum block_total = Reduce(storage).Sum(total);
+  if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
+}
+
 /// Whether finish(row, sum) returns a value to be summed over the rows (the
 /// fused reductions of launch_with_sum) rather than nothing.
 template <typename Sum, typename Finish>
@@ -282,12 +292,7 @@ __global__ void __launch_bounds__(threads,
     staged_rows<Sum, G, EarlyLoads, T>(first_row, block_rows, bounds, col_idx, values, x_of,
                                        finish_row, products);
   }
-  if constexpr (sums) {
-    using Reduce = cub::BlockReduce<Sum, threads>;
-    __shared__ typename Reduce::TempStorage storage;
-    const Sum block_total = Reduce(storage).Sum(total);
-    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
-  }
+  if constexpr (sums) store_block_total(total, partial);
 }
 
 /// Row b·threads + t summed by thread t of block b alone: it loads
@@ -330,12 +335,7 @@ __global__ void __launch_bounds__(threads, full_occupancy_blocks)
     else
       finish(index_t(row), sum);
   }
-  if constexpr (sums) {
-    using Reduce = cub::BlockReduce<Sum, threads>;
-    __shared__ typename Reduce::TempStorage storage;
-    const Sum block_total = Reduce(storage).Sum(total);
-    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
-  }
+  if constexpr (sums) store_block_total(total, partial);
 }
 
 /// Rows summed by groups of G lanes straight from global memory, no staging:
@@ -376,20 +376,16 @@ __global__ void __launch_bounds__(threads)
         finish(index_t(row), sum);
     }
   }
-  if constexpr (sums) {
-    using Reduce = cub::BlockReduce<Sum, threads>;
-    __shared__ typename Reduce::TempStorage storage;
-    const Sum block_total = Reduce(storage).Sum(total);
-    if (threadIdx.x == 0) partial[blockIdx.x] = block_total;
-  }
+  if constexpr (sums) store_block_total(total, partial);
 }
 
-/// Whether launch() sums A's staged rows of G lanes by group_rows_kernel: no
-/// long rows, and no block of them over max_tiles_per_block tiles (which
-/// row_sums_kernel would sum a warp per row), so that the bits are the same.
+/// Whether launch() sums A's staged rows of G >= min_group_lanes lanes (its
+/// caller's test) by group_rows_kernel: no long rows, and no block of them
+/// over max_tiles_per_block tiles (which row_sums_kernel would sum a warp per
+/// row), so that the bits are the same.
 template <typename T>
 bool group_rows(const DeviceCsr<T>& A, int G, index_t long_row) {
-  return G >= min_group_lanes && long_row == row_split::no_long_rows && A.max_row_length >= 0 &&
+  return long_row == row_split::no_long_rows && A.max_row_length >= 0 &&
          std::int64_t(A.max_row_length) * (threads / G) <= std::int64_t(max_tiles_per_block) * tile;
 }
 
