@@ -343,11 +343,13 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
   double operator_complexity = 0, grid_complexity = 0;
   std::vector<std::string> warnings;
   index_t nullity = 0;          // of the coarsest matrix
+  std::string coarse_solver;    // how the coarsest matrix is solved
   std::vector<double> factors;  // --cycle-factors
   const BlockSolveResult block = build_and_solve([&](const auto& hierarchy) {
     std::cout << hierarchy.describe();
     warnings = hierarchy.warnings;
     nullity = hierarchy.coarse.nullity();
+    coarse_solver = hierarchy.coarse.method();
     for (const std::string& warning : warnings)
       std::cerr << "amg_solve: warning: " << warning << "\n";
     t = hierarchy.timings;
@@ -437,7 +439,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
     json << "{\"problem\":" << json_string(problem) << ",\"rows\":" << A.rows
          << ",\"nnz\":" << A.nnz() << ",\"levels\":[" << levels_json.str() << "]"
          << ",\"operator_complexity\":" << json_number(operator_complexity)
-         << ",\"grid_complexity\":" << json_number(grid_complexity) << ",\"solver\":\""
+         << ",\"grid_complexity\":" << json_number(grid_complexity)
+         << ",\"coarse_solver\":" << json_string(coarse_solver) << ",\"solver\":\""
          << options.solver << "\",\"rhs_count\":" << k
          << ",\"iterations\":" << block.max_iterations()
          << ",\"converged\":" << (block.all_converged() ? "true" : "false")
