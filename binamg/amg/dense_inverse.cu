@@ -123,8 +123,8 @@ __device__ inline int pivot_verdict(double pivot, double floor, double pivot_flo
 // not_positive, stopping there. The same in every thread.
 __device__ int sweep_tile(Tile& d, Tile& scratch, index_t first, index_t n, const double* diagonal,
                           double root_epsilon, double pivot_floor) {
-  __shared__ double
-      relative_floor[kBlock];  // loaded once: the pivots form a chain of dependent steps
+  // Loaded once: the pivots form a chain of dependent steps.
+  __shared__ double relative_floor[kBlock];
   const int t = threadIdx.x;
   if (t < kBlock) relative_floor[t] = first + t < n ? root_epsilon * diagonal[first + t] : -1.0;
   __syncthreads();
@@ -288,12 +288,14 @@ __global__ void store_inverse(index_t n, index_t N, const double* __restrict__ a
 }
 
 // A warp per row i < n: Σ_j |A⁻¹_ij| and Σ_j |a_ij|, each in a fixed order
-// (lane-strided sums, then a shuffle tree), into the status's maxima.
+// (lane-strided sums, then a shuffle tree), into the status's maxima. Only a
+// small pivot asks for them: otherwise the kernel leaves at once.
 constexpr int kNormThreads = 256;
 template <typename T>
 __global__ void infinity_norms(index_t n, const index_t* __restrict__ row_ptr,
                                const T* __restrict__ values, const T* __restrict__ inverse,
                                InverseStatus* status) {
+  if (status->outcome != 0 || status->small_pivot == 0) return;
   const index_t row = blockIdx.x * (kNormThreads / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row >= n) return;  // whole warps leave together

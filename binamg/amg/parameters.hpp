@@ -86,10 +86,10 @@ struct AmgParameters {
   // V-cycle steps are latency-bound (about 40 µs an iteration whatever its
   // size), while the coarse solve is one product with A⁻¹: stopping at a level
   // of 400-1100 rows instead of coarsening it once more saves 4-15% of the
-  // solve for 0.3-1 ms of inversion; at 1600-2500 rows the inversion costs
+  // solve for 0.4-1.2 ms of inversion; at 1600-2500 rows the inversion costs
   // more than the saving (docs/experiments.md).
   index_t max_coarse_rows = 1200;
-  int max_levels = 25;            // levels including the coarsest
+  int max_levels = 25;  // levels including the coarsest
   // The largest coarsest matrix factored directly. Coarsening that stalls far
   // above max_coarse_rows would otherwise factor a fine matrix (a 3D grid of
   // 64,000 rows: 52 s) without a word; the setup is refused instead. The GPU's
