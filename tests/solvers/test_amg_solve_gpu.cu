@@ -19,7 +19,9 @@
 #include "binamg/solvers/pcg.hpp"
 #include "binamg/solvers/vcycle.hpp"
 #include "binamg/spmv/spmm.hpp"
+#include "binamg/spmv/spmv.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
+#include "binamg/vector/vector_ops.hpp"
 #include "support/anisotropic_poisson.hpp"
 #include "support/gpu.hpp"
 #include "support/matrix_of_rows.hpp"
@@ -256,6 +258,75 @@ TYPED_TEST(AmgGpuSolve, EverySmootherIteratesAsTheCpu) {
         EXPECT_TRUE(column.converged) << smoother_name(kind);
         EXPECT_LE(std::abs(column.iterations - actual.iterations), 1) << smoother_name(kind);
       }
+    }
+  }
+}
+
+// CG's iterations, written out here step by step with the library's kernels
+// (each launched on its own), for `iterations` iterations from x = 0.
+template <typename T>
+std::vector<T> cg_step_by_step(const DeviceHierarchy<T>& h, const std::vector<T>& b,
+                               int iterations) {
+  const DeviceCsr<T>& A = h.matrix(0);
+  const std::size_t n = A.rows;
+  EXPECT_EQ(spmm_algorithm_for(A.rows, A.nnz(), A.max_row_length, 1), SpmmAlgorithm::row_split);
+  const DeviceBuffer<T> device_b = to_device(b);
+  DeviceBuffer<T> x = to_device(std::vector<T>(n, T(0))), r(n), z(n), p(n), q(n);
+  DeviceBuffer<T> scratch(std::max(reduction_scratch_size(A.rows), column_dots_scratch_size(A, 1)));
+  DeviceBuffer<T> scalars(4);  // pq, rr, rz[0], rz[1]
+  T* const pq = scalars.data();
+  T* const rr = pq + 1;
+  T* const rz[2] = {pq + 2, pq + 3};
+  residual(A, x.data(), device_b.data(), r.data());
+  vcycle_from_zero(h, r, z, 1, h.workspace, rz[0]);
+  BINAMG_CUDA_CHECK(cudaMemcpy(p.data(), z.data(), sizeof(T) * n, cudaMemcpyDeviceToDevice));
+  spmm_with_column_dots(A, p.data(), 1, q.data(), pq, scratch);
+  cg_residual_update(rz[0], pq, q, r, rr, scratch);
+  int slot = 0;
+  for (int i = 1; i < iterations; ++i) {
+    vcycle_from_zero(h, r, z, 1, h.workspace, rz[1 - slot]);
+    cg_direction(rz[1 - slot], rz[slot], pq, z, p, x);
+    spmm_with_column_dots(A, p.data(), 1, q.data(), pq, scratch);
+    cg_residual_update(rz[1 - slot], pq, q, r, rr, scratch);
+    slot = 1 - slot;
+  }
+  cg_last_step(rz[slot], pq, p, x);
+  return to_host(x);
+}
+
+// pcg's fused iteration (rᵀz formed by the cycle, x's step deferred into the
+// next direction's pass) gives the bits of the same steps written out one by
+// one, with every smoother (their buffer swaps move the cycle's storage between
+// owners), solve after solve on one hierarchy, and after the hierarchy ran
+// another iteration (the mixed CG's, on the float hierarchy).
+TYPED_TEST(AmgGpuSolve, PcgGivesTheBitsOfItsStepsLaunchedOneByOne) {
+  BINAMG_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr int iterations = 6;
+  const SolveOptions options{std::is_same_v<T, float> ? 1e-7 : 1e-15, iterations};
+  for (SmootherKind kind :
+       {SmootherKind::jacobi, SmootherKind::l1_jacobi, SmootherKind::chebyshev}) {
+    AmgParameters parameters;
+    parameters.smoother = kind;
+    parameters.max_coarse_rows = 50;
+    const CsrMatrix<T> A = poisson<T>(Stencil::poisson2d_5, 48);
+    const DeviceHierarchy<T> h = build_hierarchy(to_device(A), parameters);
+    ASSERT_GE(h.num_levels(), 3);
+    const std::vector<T> b = poisson_rhs<T>(A.rows);
+    const std::vector<T> expected = cg_step_by_step(h, b, iterations);
+    for (int solve = 0; solve < 3; ++solve) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (solve == 2) {  // the mixed CG on the same hierarchy between
+          const CsrMatrix<double> A_double = poisson<double>(Stencil::poisson2d_5, 48);
+          DeviceBuffer<double> x_double = to_device(std::vector<double>(A.rows, 0.0));
+          pcg(h, to_device(A_double), to_device(std::vector<double>(A.rows, 1.0)), x_double,
+              options);
+        }
+      }
+      DeviceBuffer<T> x = to_device(std::vector<T>(A.rows, T(0)));
+      const SolveResult result = pcg(h, to_device(b), x, options);
+      EXPECT_EQ(result.iterations, iterations) << smoother_name(kind);
+      EXPECT_EQ(to_host(x), expected) << smoother_name(kind) << ", solve " << solve;
     }
   }
 }
