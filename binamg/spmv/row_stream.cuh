@@ -63,8 +63,18 @@ constexpr int min_group_lanes = 4;
 
 // A thread per row (thread_rows_kernel) loads this many of its row's entries
 // before it gathers their inputs; it takes rows of at most thread_row_max
-// (sparse/coded_values.hpp).
+// (sparse/coded_values.hpp). The count follows the matrix's longest row:
+// rows of 9-12 entries (the 9-point stencil, Q1 quads) load 12 at once rather
+// than 8 and then the rest, rows of 13-32 (the 27-point stencil) 16 at a time
+// in blocks held to 6 an SM for the registers, while rows of at most 8 keep 8,
+// which the longer loads cost 2-10%. The SpMV of the finest level, µs, 8 → 12
+// or 16: 2D 9-pt 1024² 22.0 → 20.4, aniso2d 27.8 → 25.0, 27-pt 101³ 54.4 →
+// 50.0 (docs/experiments.md).
 constexpr int thread_row_loads = 8;
+constexpr int wide_thread_row_loads = 12;
+constexpr int long_thread_row_loads = 16;
+template <int Loads>
+constexpr int thread_row_blocks = Loads > wide_thread_row_loads ? 6 : full_occupancy_blocks;
 
 static_assert(threads <= packed_chunk_rows, "a block's rows lie in one chunk");
 
@@ -296,7 +306,7 @@ __global__ void __launch_bounds__(threads,
 }
 
 /// Row b·threads + t summed by thread t of block b alone: it loads
-/// thread_row_loads entries of its row (codes and column offsets, a few bytes
+/// Loads entries of its row (codes and column offsets, a few bytes
 /// each) before it gathers their inputs, so all of them are in flight at once,
 /// with no staging and no barrier. For coded matrices of short rows (the finest
 /// levels), where a warp's rows span a few cache lines: the SpMV 1.6-2× faster
@@ -304,9 +314,9 @@ __global__ void __launch_bounds__(threads,
 /// 8-byte values spread a warp's loads over many lines. The row's entries are
 /// added in order from 0 (the staged lane-per-row order, so the same bits), and
 /// finish's values as row_sums_kernel adds them with a lane per row.
-template <typename Sum, typename T, typename Columns, typename Values, typename Gather,
+template <typename Sum, typename T, int Loads, typename Columns, typename Values, typename Gather,
           typename Finish>
-__global__ void __launch_bounds__(threads, full_occupancy_blocks)
+__global__ void __launch_bounds__(threads, thread_row_blocks<Loads>)
     thread_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr, Columns columns,
                        Values values, Gather x_of, Finish finish, Sum* __restrict__ partial) {
   constexpr bool sums = returns_sum<Sum, Finish>;
@@ -317,17 +327,17 @@ __global__ void __launch_bounds__(threads, full_occupancy_blocks)
   if (row < rows) {
     const index_t end = row_ptr[row + 1];
     Sum sum = 0;
-    for (index_t base = row_ptr[row]; base < end; base += thread_row_loads) {
-      index_t cols[thread_row_loads];
-      T vals[thread_row_loads];
+    for (index_t base = row_ptr[row]; base < end; base += Loads) {
+      index_t cols[Loads];
+      T vals[Loads];
 #pragma unroll
-      for (int j = 0; j < thread_row_loads; ++j) {
+      for (int j = 0; j < Loads; ++j) {
         const bool in_row = base + j < end;
         cols[j] = in_row ? col_idx[base + j] : 0;
         vals[j] = in_row ? values[base + j] : T(0);
       }
 #pragma unroll
-      for (int j = 0; j < thread_row_loads; ++j)
+      for (int j = 0; j < Loads; ++j)
         if (base + j < end) sum += rounded_product(Sum(vals[j]), Sum(x_of(cols[j])));
     }
     if constexpr (sums)
@@ -425,8 +435,15 @@ template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typenam
 void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather& x_of,
                     const Finish& finish, Sum* partial, cudaStream_t stream) {
   const auto by_thread_rows = [&](const auto& coded) {
-    thread_rows_kernel<Sum, T><<<blocks_for(A.rows, threads), threads, 0, stream>>>(
-        A.rows, A.row_ptr.data(), columns, coded, x_of, finish, partial);
+    using Values = std::decay_t<decltype(coded)>;
+    const auto kernel =
+        A.max_row_length <= thread_row_loads
+            ? thread_rows_kernel<Sum, T, thread_row_loads, Columns, Values, Gather, Finish>
+        : A.max_row_length <= wide_thread_row_loads
+            ? thread_rows_kernel<Sum, T, wide_thread_row_loads, Columns, Values, Gather, Finish>
+            : thread_rows_kernel<Sum, T, long_thread_row_loads, Columns, Values, Gather, Finish>;
+    kernel<<<blocks_for(A.rows, threads), threads, 0, stream>>>(A.rows, A.row_ptr.data(), columns,
+                                                                coded, x_of, finish, partial);
     BINAMG_CHECK_LAUNCH();
   };
   // Two-byte codes serve the thread rows only: staged, they would add
