@@ -623,6 +623,10 @@ int run(Options options, Device device) {
                       (device == Device::cpu ? "the setup of " : "the matrix of ") + description);
   A = options.matrix.empty() ? model_problem<T>(options.problem, options.size)
                              : read_matrix_market<T>(options.matrix);
+  require(A.rows == A.cols, options.matrix + ": the matrix is " + std::to_string(A.rows) + " x " +
+                                std::to_string(A.cols) +
+                                "; AMG solves square systems (a rectangular one needs a least-"
+                                "squares method)");
   // CG on a nonsymmetric matrix runs to the iteration limit or diverges without
   // saying why; the check is one pass over A and Aᵀ, less than reading the file.
   if (options.solver == "cg" && !symmetric_by_construction)
