@@ -7,6 +7,11 @@
 
 namespace binamg {
 
+std::string unrepresentable_entry_message(index_t row, index_t col, const std::string& why) {
+  return "convert_values: A(row " + std::to_string(row) + ", column " + std::to_string(col) +
+         ") = " + why + ": the matrix cannot be rounded to float; solve it in double";
+}
+
 template <typename T>
 CsrMatrix<T> zero_matrix(index_t rows, index_t cols) {
   require(rows >= 0 && cols >= 0, "matrix dimensions must be non-negative");

@@ -4,9 +4,13 @@
 // Invariants every binamg function relies on (checked by validate()):
 // row_ptr has rows+1 non-decreasing entries from 0 to nnz; within a row,
 // column indices are strictly increasing (sorted, no duplicates) and in [0, cols).
+#include <cmath>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "binamg/core/error.hpp"
 #include "binamg/core/types.hpp"
 
 namespace binamg {
@@ -75,7 +79,32 @@ double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
                                const std::string& what,
                                const CsrMatrix<double>* scale = nullptr);
 
-/// Converts precision (double -> float for a float solve, and back).
+/// Why `value` does not survive rounding to To: a finite value that overflows
+/// To, or a nonzero one that To would store as 0; "" where it does (non-finite
+/// values are left to the matrix's own checks).
+template <typename To, typename From>
+std::string unrepresentable(From value) {
+  const To rounded = static_cast<To>(value);
+  if (!std::isfinite(value) || (std::isfinite(rounded) && (rounded != To(0) || value == From(0))))
+    return "";
+  std::ostringstream why;
+  why.precision(3);
+  if (!std::isfinite(rounded))
+    why << value << " overflows " << (sizeof(To) == 4 ? "float" : "the narrower type")
+        << " (largest " << double(std::numeric_limits<To>::max()) << ")";
+  else
+    why << value << " would be stored as 0 in " << (sizeof(To) == 4 ? "float" : "the narrower type")
+        << " (smallest " << double(std::numeric_limits<To>::denorm_min()) << ")";
+  return why.str();
+}
+
+/// "convert_values: A(row r, column c) = ... overflows float ...; solve in double".
+std::string unrepresentable_entry_message(index_t row, index_t col, const std::string& why);
+
+/// Converts precision (double -> float for a float solve, and back). Throws
+/// InvalidInput naming the first entry that rounding would turn into an
+/// infinity or a zero (a mixed-precision hierarchy would divide by it or lose
+/// it without a word).
 template <typename To, typename From>
 CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {
   CsrMatrix<To> result;
@@ -84,6 +113,13 @@ CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {
   result.row_ptr = matrix.row_ptr;
   result.col_idx = matrix.col_idx;
   result.values.assign(matrix.values.begin(), matrix.values.end());
+  if constexpr (sizeof(To) < sizeof(From))
+    for (index_t row = 0; row < matrix.rows; ++row)
+      for (index_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k) {
+        const std::string why = unrepresentable<To>(matrix.values[k]);
+        if (!why.empty())
+          throw InvalidInput(unrepresentable_entry_message(row, matrix.col_idx[k], why));
+      }
   return result;
 }
 

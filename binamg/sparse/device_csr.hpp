@@ -185,7 +185,8 @@ template <typename T>
 DeviceBuffer<T> diagonal(const DeviceCsr<T>& A, cudaStream_t stream = nullptr);
 
 /// Converts precision on the device (double → float for a mixed-precision
-/// hierarchy): the same pattern, each value rounded.
+/// hierarchy): the same pattern, each value rounded. Narrowing, throws
+/// InvalidInput as the host's convert_values does (a kernel and a read-back).
 template <typename To, typename From>
 DeviceCsr<To> convert_values(const DeviceCsr<From>& matrix, cudaStream_t stream = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,41 @@ TEST(MixedPrecision, BadInputIsNamed) {
   }
   std::vector<double> short_x(5, 0.0);
   EXPECT_THROW(pcg(h, A, std::vector<double>(A.rows, 1.0), short_x, {}), InvalidInput);
+}
+
+// Rounding a matrix to float names the first entry float cannot hold: one that
+// overflows, or a nonzero one float would store as 0 (the hierarchy would
+// divide by an infinity or a zero diagonal without a word); zeros, subnormal
+// floats and widening pass.
+TEST(MixedPrecision, RoundingNamesTheFirstEntryFloatCannotHold) {
+  CsrMatrix<double> A = poisson<double>(Stencil::poisson2d_5, 6);
+  const auto entry = [&](index_t row, index_t col) -> double& {
+    for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+      if (A.col_idx[k] == col) return A.values[k];
+    throw std::logic_error("no such entry");
+  };
+  entry(3, 4) = 1e-40;  // a subnormal float: kept
+  entry(5, 5) = 0.0;
+  EXPECT_NO_THROW(convert_values<float>(A));
+  EXPECT_NO_THROW(convert_values<double>(convert_values<float>(A)));
+  const struct {
+    double value;
+    const char* says;
+  } cases[] = {{4e300, "A(row 7, column 8) = 4e+300 overflows float"},
+               {-1e39, "A(row 7, column 8) = -1e+39 overflows float"},
+               {1e-300, "A(row 7, column 8) = 1e-300 would be stored as 0 in float"}};
+  for (const auto& c : cases) {
+    CsrMatrix<double> bad = A;
+    for (index_t k = bad.row_ptr[7]; k < bad.row_ptr[8]; ++k)
+      if (bad.col_idx[k] == 8) bad.values[k] = c.value;
+    for (index_t k = bad.row_ptr[20]; k < bad.row_ptr[21]; ++k) bad.values[k] = 5e300;  // later
+    try {
+      convert_values<float>(bad);
+      ADD_FAILURE() << "no error for " << c.value;
+    } catch (const InvalidInput& error) {
+      EXPECT_NE(std::string(error.what()).find(c.says), std::string::npos) << error.what();
+    }
+  }
 }
 
 }  // namespace

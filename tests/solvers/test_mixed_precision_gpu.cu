@@ -57,5 +57,29 @@ TEST(MixedPrecisionGpu, RoundingIsTheCpusAndTheSolveMatchesIt) {
   }
 }
 
+// The device's rounding names the entry the host's names, with its message.
+TEST(MixedPrecisionGpu, RoundingNamesTheEntryTheCpuNames) {
+  BINAMG_REQUIRE_GPU();
+  for (const double value : {4e300, 1e-300}) {
+    CsrMatrix<double> A = poisson<double>(Stencil::poisson2d_5, 6);
+    for (index_t k = A.row_ptr[7]; k < A.row_ptr[8]; ++k)
+      if (A.col_idx[k] == 8) A.values[k] = value;
+    A.values[A.row_ptr[20]] = 5e300;  // a later entry: not the one named
+    std::string cpu, gpu;
+    try {
+      convert_values<float>(A);
+    } catch (const InvalidInput& error) {
+      cpu = error.what();
+    }
+    try {
+      convert_values<float>(to_device(A));
+    } catch (const InvalidInput& error) {
+      gpu = error.what();
+    }
+    EXPECT_NE(cpu.find("A(row 7, column 8)"), std::string::npos) << cpu;
+    EXPECT_EQ(gpu, cpu);
+  }
+}
+
 }  // namespace
 }  // namespace binamg
