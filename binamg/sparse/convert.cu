@@ -2,7 +2,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <string>
 #include <vector>
 
@@ -15,36 +14,41 @@
 namespace binamg {
 namespace {
 
-constexpr int check_threads = 256;
+constexpr int round_threads = 256;
+constexpr unsigned long long none = ~0ull;  // the flag's value while every entry rounds well
 
-// One thread per entry: lowers *first to the index of an entry that rounding
-// to To turns into an infinity or a zero (csr.hpp's unrepresentable()), so the
-// smallest such index is reported.
+// One thread per entry: out = To(in), lowering *first to the index of an entry
+// that rounding turns into an infinity or a zero (csr.hpp's unrepresentable()),
+// so the smallest such index is reported; one pass for the rounding and its check.
 template <typename To, typename From>
-__global__ void find_unrepresentable(std::int64_t entries, const From* values, index_t* first) {
+__global__ void round_values(std::int64_t entries, const From* __restrict__ in,
+                             To* __restrict__ out, unsigned long long* first) {
   const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= entries) return;
-  const From value = values[k];
+  const From value = in[k];
   const To rounded = static_cast<To>(value);
+  out[k] = rounded;
   if (isfinite(value) && (!isfinite(rounded) || (rounded == To(0) && value != From(0))))
-    atomicMin(first, index_t(k));
+    atomicMin(first, static_cast<unsigned long long>(k));
 }
 
-// Throws csr.hpp's message for the first entry of `matrix` that does not
-// survive rounding to To (one kernel and one read-back; an error path reads more).
+// result's values = matrix's rounded to To; throws csr.hpp's message for the
+// first entry that does not survive (one pass and one read-back; an error
+// path reads more).
 template <typename To, typename From>
-void require_representable(const DeviceCsr<From>& matrix, cudaStream_t stream) {
+void round_representable(const DeviceCsr<From>& matrix, DeviceCsr<To>& result,
+                         cudaStream_t stream) {
   if (matrix.nnz() == 0) return;
-  DeviceBuffer<index_t> first = to_device(std::vector<index_t>{INT_MAX}, stream);
-  find_unrepresentable<To, From>
-      <<<blocks_for(matrix.nnz(), check_threads), check_threads, 0, stream>>>(
-          matrix.nnz(), matrix.values.data(), first.data());
+  DeviceBuffer<unsigned long long> first(1, stream, "convert_values: first unrepresentable");
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(first.data(), 0xff, sizeof(unsigned long long), stream));
+  round_values<To, From><<<blocks_for(matrix.nnz(), round_threads), round_threads, 0, stream>>>(
+      matrix.nnz(), matrix.values.data(), result.values.data(), first.data());
   BINAMG_CHECK_LAUNCH();
-  const index_t bad = read_back(first.data(), stream);
-  if (bad == INT_MAX) return;
+  const unsigned long long bad = read_back(first.data(), stream);
+  if (bad == none) return;
   const std::vector<index_t> row_ptr = to_host(matrix.row_ptr);
   const index_t row =
-      index_t(std::upper_bound(row_ptr.begin(), row_ptr.end(), bad) - row_ptr.begin()) - 1;
+      index_t(std::upper_bound(row_ptr.begin(), row_ptr.end(), index_t(bad)) - row_ptr.begin()) - 1;
   index_t col = 0;
   From value{};
   read_back(&col, matrix.col_idx.data() + bad, sizeof(index_t), stream);
@@ -57,7 +61,6 @@ void require_representable(const DeviceCsr<From>& matrix, cudaStream_t stream) {
 template <typename To, typename From>
 DeviceCsr<To> convert_values(const DeviceCsr<From>& matrix, cudaStream_t stream) {
   require_consistent(matrix, "convert_values: the matrix");
-  if constexpr (sizeof(To) < sizeof(From)) require_representable<To>(matrix, stream);
   DeviceCsr<To> result;
   result.rows = matrix.rows;
   result.cols = matrix.cols;
@@ -71,7 +74,10 @@ DeviceCsr<To> convert_values(const DeviceCsr<From>& matrix, cudaStream_t stream)
     BINAMG_CUDA_CHECK(cudaMemcpyAsync(result.col_idx.data(), matrix.col_idx.data(),
                                       matrix.col_idx.size() * sizeof(index_t),
                                       cudaMemcpyDeviceToDevice, stream));
-  convert(matrix.values, result.values, stream);
+  if constexpr (sizeof(To) < sizeof(From))
+    round_representable(matrix, result, stream);
+  else
+    convert(matrix.values, result.values, stream);
   return result;
 }
 

@@ -219,6 +219,8 @@ def test_mixed_precision_reaches_a_double_tolerance(device):
         ml.solve(b, accel=None)
     with pytest.raises(ValueError, match="precision must be"):
         binamg.smoothed_aggregation_solver(A, precision="half")
+    with pytest.raises(ValueError, match=r"A\(row 0, column 0\) = 4e\+300 overflows float"):
+        binamg.smoothed_aggregation_solver(A * 1e300, device=device, precision="mixed")
 
 
 @pytest.mark.parametrize("precision", ["double", "float", "mixed"])
