@@ -69,6 +69,27 @@ def _is_gpu_sparse(A):
     return type(A).__module__.startswith("cupyx.scipy.sparse")
 
 
+def _rounded_to(A, dtype, xp):
+    """A (canonical CSR) with its values rounded to dtype; a ValueError names the
+    first entry the rounding would make infinite or zero, as the library's
+    convert_values does for the mixed solver (the hierarchy would divide by it)."""
+    if A.dtype == dtype or np.dtype(dtype).itemsize >= A.dtype.itemsize:
+        return A.astype(dtype) if A.dtype != dtype else A
+    with np.errstate(over="ignore", under="ignore"):
+        rounded = A.data.astype(dtype)
+    bad = xp.isfinite(A.data) & (~xp.isfinite(rounded) | ((rounded == 0) & (A.data != 0)))
+    if bool(bad.any()):
+        k = int(xp.argmax(bad))
+        row = int(xp.searchsorted(A.indptr, k, side="right")) - 1
+        value = float(A.data[k])
+        why = (f"overflows float (largest {float(np.finfo(dtype).max):.2g})"
+               if abs(value) > 1 else
+               f"would be stored as 0 in float (smallest {float(np.finfo(dtype).smallest_subnormal):.2g})")
+        raise ValueError(f"A(row {row}, column {int(A.indices[k])}) = {value:.3g} {why}: the "
+                         "matrix cannot be rounded to float; solve it in double")
+    return type(A)((rounded, A.indices, A.indptr), shape=A.shape)
+
+
 def _device_csr_of(A, dtype):
     """A cupyx.scipy.sparse matrix as the GPU addresses of its canonical CSR arrays:
     (arrays kept alive, the arguments of the *_on_device methods)."""
@@ -79,11 +100,10 @@ def _device_csr_of(A, dtype):
         raise ValueError("A is complex: binamg solves real systems")
     if A.format != "csr":
         A = A.tocsr()
-    if A.dtype != dtype:
-        A = A.astype(dtype)
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()  # also sorts each row's indices
+    A = _rounded_to(A, dtype, cupy)
     if A.nnz >= 2**31:
         raise ValueError(f"A has {A.nnz} nonzeros; binamg's 32-bit indices take at most 2^31 - 1")
     arrays = (cupy.ascontiguousarray(A.indptr, dtype=cupy.int32),
@@ -103,11 +123,12 @@ def _csr_of(A, dtype):
         raise ValueError("A is complex: binamg solves real systems")
     # Copied only where it must be: into CSR, to a real dtype, or to sort and sum
     # duplicates (the caller's matrix is left as it is).
-    if A.format != "csr" or A.dtype != dtype:
-        A = sp.csr_matrix(A, dtype=dtype)
+    if A.format != "csr" or (A.dtype != dtype and A.dtype.kind != "f"):
+        A = sp.csr_matrix(A, dtype=dtype if A.dtype.kind != "f" else A.dtype)
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()  # also sorts each row's indices
+    A = _rounded_to(A, dtype, np)
     if A.nnz >= 2**31:
         raise ValueError(f"A has {A.nnz} nonzeros; binamg's 32-bit indices take at most 2^31 - 1")
     return A

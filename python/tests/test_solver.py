@@ -221,6 +221,8 @@ def test_mixed_precision_reaches_a_double_tolerance(device):
         binamg.smoothed_aggregation_solver(A, precision="half")
     with pytest.raises(ValueError, match=r"A\(row 0, column 0\) = 4e\+300 overflows float"):
         binamg.smoothed_aggregation_solver(A * 1e300, device=device, precision="mixed")
+    with pytest.raises(ValueError, match=r"A\(row 0, column 0\) = 4e-300 would be stored as 0"):
+        binamg.smoothed_aggregation_solver(A * 1e-300, device=device, precision="float")
 
 
 @pytest.mark.parametrize("precision", ["double", "float", "mixed"])
