@@ -80,7 +80,8 @@ def _rounded_to(A, dtype, xp):
     bad = xp.isfinite(A.data) & (~xp.isfinite(rounded) | ((rounded == 0) & (A.data != 0)))
     if bool(bad.any()):
         k = int(xp.argmax(bad))
-        row = int(xp.searchsorted(A.indptr, k, side="right")) - 1
+        indptr = A.indptr if xp is np else A.indptr.get()  # the error path reads it on the host
+        row = int(np.searchsorted(indptr, k, side="right")) - 1
         value = float(A.data[k])
         why = (f"overflows float (largest {float(np.finfo(dtype).max):.2g})"
                if abs(value) > 1 else
