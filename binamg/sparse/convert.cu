@@ -18,18 +18,16 @@ constexpr int round_threads = 256;
 constexpr unsigned long long none = ~0ull;  // the flag's value while every entry rounds well
 
 // One thread per entry: out = To(in), lowering *first to the index of an entry
-// that rounding turns into an infinity or a zero (csr.hpp's unrepresentable()),
-// so the smallest such index is reported; one pass for the rounding and its check.
+// that rounding loses (csr.hpp's rounds_away()), so the smallest such index is
+// reported; one pass for the rounding and its check.
 template <typename To, typename From>
 __global__ void round_values(std::int64_t entries, const From* __restrict__ in,
                              To* __restrict__ out, unsigned long long* first) {
   const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= entries) return;
   const From value = in[k];
-  const To rounded = static_cast<To>(value);
-  out[k] = rounded;
-  if (isfinite(value) && (!isfinite(rounded) || (rounded == To(0) && value != From(0))))
-    atomicMin(first, static_cast<unsigned long long>(k));
+  out[k] = static_cast<To>(value);
+  if (rounds_away<To>(value)) atomicMin(first, static_cast<unsigned long long>(k));
 }
 
 // result's values = matrix's rounded to To; throws csr.hpp's message for the

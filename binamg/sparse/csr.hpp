@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "binamg/core/error.hpp"
+#include "binamg/core/host_device.hpp"
 #include "binamg/core/types.hpp"
 
 namespace binamg {
@@ -76,17 +77,23 @@ index_t first_pattern_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b);
 /// if the shapes or patterns differ.
 template <typename T>
 double max_relative_difference(const CsrMatrix<T>& a, const CsrMatrix<T>& b,
-                               const std::string& what,
-                               const CsrMatrix<double>* scale = nullptr);
+                               const std::string& what, const CsrMatrix<double>* scale = nullptr);
 
-/// Why `value` does not survive rounding to To: a finite value that overflows
-/// To, or a nonzero one that To would store as 0; "" where it does (non-finite
-/// values are left to the matrix's own checks).
+/// Whether rounding `value` to To loses it: a finite value that overflows To,
+/// or a nonzero one that To would store as 0 (non-finite values are left to
+/// the matrix's own checks). Both devices.
+template <typename To, typename From>
+BINAMG_HOST_DEVICE bool rounds_away(From value) {
+  const To rounded = static_cast<To>(value);
+  return std::isfinite(value) &&
+         (!std::isfinite(rounded) || (rounded == To(0) && value != From(0)));
+}
+
+/// Why rounding `value` to To loses it (rounds_away), or "" where it does not.
 template <typename To, typename From>
 std::string unrepresentable(From value) {
+  if (!rounds_away<To>(value)) return "";
   const To rounded = static_cast<To>(value);
-  if (!std::isfinite(value) || (std::isfinite(rounded) && (rounded != To(0) || value == From(0))))
-    return "";
   std::ostringstream why;
   why.precision(3);
   if (!std::isfinite(rounded))
@@ -115,11 +122,10 @@ CsrMatrix<To> convert_values(const CsrMatrix<From>& matrix) {
   result.values.assign(matrix.values.begin(), matrix.values.end());
   if constexpr (sizeof(To) < sizeof(From))
     for (index_t row = 0; row < matrix.rows; ++row)
-      for (index_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k) {
-        const std::string why = unrepresentable<To>(matrix.values[k]);
-        if (!why.empty())
-          throw InvalidInput(unrepresentable_entry_message(row, matrix.col_idx[k], why));
-      }
+      for (index_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k)
+        if (rounds_away<To>(matrix.values[k]))
+          throw InvalidInput(unrepresentable_entry_message(row, matrix.col_idx[k],
+                                                           unrepresentable<To>(matrix.values[k])));
   return result;
 }
 

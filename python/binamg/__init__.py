@@ -73,8 +73,10 @@ def _rounded_to(A, dtype, xp):
     """A (canonical CSR) with its values rounded to dtype; a ValueError names the
     first entry the rounding would make infinite or zero, as the library's
     convert_values does for the mixed solver (the hierarchy would divide by it)."""
-    if A.dtype == dtype or np.dtype(dtype).itemsize >= A.dtype.itemsize:
-        return A.astype(dtype) if A.dtype != dtype else A
+    if A.dtype == dtype:
+        return A
+    if np.dtype(dtype).itemsize >= A.dtype.itemsize:  # widening loses nothing
+        return A.astype(dtype)
     with np.errstate(over="ignore", under="ignore"):
         rounded = A.data.astype(dtype)
     bad = xp.isfinite(A.data) & (~xp.isfinite(rounded) | ((rounded == 0) & (A.data != 0)))
@@ -124,8 +126,10 @@ def _csr_of(A, dtype):
         raise ValueError("A is complex: binamg solves real systems")
     # Copied only where it must be: into CSR, to a real dtype, or to sort and sum
     # duplicates (the caller's matrix is left as it is).
-    if A.format != "csr" or (A.dtype != dtype and A.dtype.kind != "f"):
-        A = sp.csr_matrix(A, dtype=dtype if A.dtype.kind != "f" else A.dtype)
+    if A.dtype.kind != "f":  # integers, booleans: to the solver's type
+        A = sp.csr_matrix(A, dtype=dtype)
+    elif A.format != "csr":  # floats keep their type until _rounded_to checks the rounding
+        A = A.tocsr()
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()  # also sorts each row's indices
