@@ -165,8 +165,7 @@ SolveResult pcg(const DeviceHierarchy<float>& h, const DeviceCsr<double>& A,
               std::to_string(h.matrix(0).rows));
   require(b.size() == n && x.size() == n, "pcg: b and x must have " + std::to_string(n) +
                                               " entries");
-  require_finite_entries(b, "pcg: b", 1, h.stream);
-  require_finite_entries(x, "pcg: x", 1, h.stream);
+  require_finite_entries(b, x, "pcg", h.stream);
   validate(options, "pcg");
   DeviceBuffer<float> r_float(n, h.stream, "mixed pcg r"), z_float(n, h.stream, "mixed pcg z");
   auto cycle = [&](const DeviceBuffer<double>& r, DeviceBuffer<double>& z, double* rz,

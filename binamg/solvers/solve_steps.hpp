@@ -37,11 +37,11 @@ void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b
                            const DeviceBuffer<T>& x, index_t k, const SolveOptions& options,
                            const char* who);
 
-/// Throws naming the first non-finite entry of x: `name[i]`, or `name[row, column]`
-/// for a block of k > 1 columns (a kernel and one read-back).
+/// Throws naming the first non-finite entry of b, else of x (vectors of equal
+/// size): `who: b[i]` (a kernel and one read-back for both).
 template <typename T>
-void require_finite_entries(const DeviceBuffer<T>& x, const std::string& name, index_t k,
-                            cudaStream_t stream);
+void require_finite_entries(const DeviceBuffer<T>& b, const DeviceBuffer<T>& x,
+                            const std::string& who, cudaStream_t stream);
 
 // Two steps of the GPU cycle from a zero guess (bench_vcycle times them; sizes
 // are the caller's contract). Each is bitwise the pair of calls it

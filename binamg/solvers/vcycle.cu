@@ -26,31 +26,39 @@ namespace {
 
 constexpr int check_threads = 256;
 
-// One thread per entry: lowers *first to the index of a non-finite entry, so the
-// smallest such index is reported.
+// One thread per entry of b and of x: lowers first[0] (b) and first[1] (x) to
+// the index of a non-finite entry, so the smallest such index is reported.
 template <typename T>
-__global__ void find_nonfinite(index_t n, const T* x, index_t* first) {
+__global__ void find_nonfinite(index_t n, const T* b, const T* x, unsigned* first) {
   const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n && !isfinite(x[k])) atomicMin(first, k);
+  if (k >= n) return;
+  if (!isfinite(b[k])) atomicMin(first, unsigned(k));
+  if (!isfinite(x[k])) atomicMin(first + 1, unsigned(k));
 }
 
-// Throws naming the first non-finite entry of x: `name[i]`, or `name[row, column]`
-// for a block of k > 1 columns.
+// Throws naming the first non-finite entry of b, else of x (both of n entries):
+// `who: b[i]`, or `who: b[row, column]` for a block of k > 1 columns. One launch
+// and one read-back for both: a small solve pays this once per call.
 template <typename T>
-void require_finite(const DeviceBuffer<T>& x, const std::string& name, index_t k,
-                    cudaStream_t stream) {
-  const DeviceBuffer<index_t> first = to_device(std::vector<index_t>{INT_MAX}, stream);
-  const index_t n = static_cast<index_t>(x.size());
-  if (n > 0) {
-    find_nonfinite<<<blocks_for(n, check_threads), check_threads, 0, stream>>>(
-        n, x.data(), const_cast<index_t*>(first.data()));
-    BINAMG_CHECK_LAUNCH();
+void require_finite(const DeviceBuffer<T>& b, const DeviceBuffer<T>& x, const std::string& who,
+                    index_t k, cudaStream_t stream) {
+  const index_t n = static_cast<index_t>(b.size());
+  if (n == 0) return;
+  DeviceBuffer<unsigned> first(2, stream, "first non-finite entries");
+  // All bits set: UINT_MAX, above every index, until an entry lowers it.
+  BINAMG_CUDA_CHECK(cudaMemsetAsync(first.data(), 0xFF, 2 * sizeof(unsigned), stream));
+  find_nonfinite<<<blocks_for(n, check_threads), check_threads, 0, stream>>>(n, b.data(), x.data(),
+                                                                             first.data());
+  BINAMG_CHECK_LAUNCH();
+  unsigned bad[2];
+  read_back(bad, first.data(), sizeof(bad), stream);
+  for (int which = 0; which < 2; ++which) {
+    if (bad[which] == UINT_MAX) continue;
+    const index_t at = static_cast<index_t>(bad[which]);
+    const std::string where =
+        k == 1 ? std::to_string(at) : std::to_string(at / k) + ", " + std::to_string(at % k);
+    throw InvalidInput(who + ": " + (which == 0 ? "b" : "x") + "[" + where + "] is not finite");
   }
-  const index_t bad = to_host(first)[0];
-  if (bad == INT_MAX) return;
-  const std::string where = k == 1 ? std::to_string(bad)
-                                   : std::to_string(bad / k) + ", " + std::to_string(bad % k);
-  throw InvalidInput(name + "[" + where + "] is not finite");
 }
 
 // Two fused steps of the cycle, each bitwise the pair of calls it replaces (the
@@ -222,15 +230,14 @@ void validate_solve_inputs(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b
     require(x.size() == entries, name + ": x has " + std::to_string(x.size()) +
                                      " entries, expected rows x k = " + std::to_string(entries));
   }
-  require_finite(b, name + ": b", k, h.stream);
-  require_finite(x, name + ": x", k, h.stream);
+  require_finite(b, x, name, k, h.stream);
   validate(options, who);
 }
 
 template <typename T>
-void require_finite_entries(const DeviceBuffer<T>& x, const std::string& name, index_t k,
-                            cudaStream_t stream) {
-  require_finite(x, name, k, stream);
+void require_finite_entries(const DeviceBuffer<T>& b, const DeviceBuffer<T>& x,
+                            const std::string& who, cudaStream_t stream) {
+  require_finite(b, x, who, 1, stream);
 }
 
 template <typename T>
@@ -298,31 +305,31 @@ SolveResult vcycle_solve(const DeviceHierarchy<T>& h, const DeviceBuffer<T>& b,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
-#define BINAMG_INSTANTIATE(T)                                                                 \
-  template void require_finite_entries<T>(const DeviceBuffer<T>&, const std::string&, index_t, \
-                                          cudaStream_t);                                     \
-  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
-                                         const DeviceBuffer<T>&, const SolveOptions&,         \
-                                         const char*);                                        \
-  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,   \
-                                         const DeviceBuffer<T>&, index_t,                     \
-                                         const SolveOptions&, const char*);                   \
-  template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&); \
-  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
-                                    DeviceBuffer<T>&);                                        \
-  template SolveResult vcycle_solve<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,     \
-                                       DeviceBuffer<T>&, const SolveOptions&);                \
+#define BINAMG_INSTANTIATE(T)                                                                    \
+  template void require_finite_entries<T>(const DeviceBuffer<T>&, const DeviceBuffer<T>&,        \
+                                          const std::string&, cudaStream_t);                     \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,      \
+                                         const DeviceBuffer<T>&, const SolveOptions&,            \
+                                         const char*);                                           \
+  template void validate_solve_inputs<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,      \
+                                         const DeviceBuffer<T>&, index_t, const SolveOptions&,   \
+                                         const char*);                                           \
+  template void vcycle<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&, DeviceBuffer<T>&);  \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,           \
+                                    DeviceBuffer<T>&);                                           \
+  template SolveResult vcycle_solve<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                       DeviceBuffer<T>&, const SolveOptions&);                   \
   template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
-                                                  DeviceBuffer<T>&, DeviceBuffer<T>&,         \
-                                                  cudaStream_t);                              \
-  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
-                                       DeviceBuffer<T>&, cudaStream_t);                       \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&,            \
+                                                  cudaStream_t);                                 \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,              \
+                                       DeviceBuffer<T>&, cudaStream_t);                          \
   template void smooth_from_zero_with_residual<T>(const DeviceLevel<T>&, const DeviceBuffer<T>&, \
-                                                  DeviceBuffer<T>&, DeviceBuffer<T>&, index_t, \
-                                                  cudaStream_t);                              \
-  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,           \
-                                       DeviceBuffer<T>&, index_t, cudaStream_t);              \
-  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,        \
+                                                  DeviceBuffer<T>&, DeviceBuffer<T>&, index_t,   \
+                                                  cudaStream_t);                                 \
+  template void prolong_and_correct<T>(const DeviceCsr<T>&, const DeviceBuffer<T>&,              \
+                                       DeviceBuffer<T>&, index_t, cudaStream_t);                 \
+  template void vcycle_from_zero<T>(const DeviceHierarchy<T>&, const DeviceBuffer<T>&,           \
                                     DeviceBuffer<T>&, index_t, DeviceCycleWorkspace<T>&, T*);
 BINAMG_INSTANTIATE(float)
 BINAMG_INSTANTIATE(double)

@@ -547,6 +547,22 @@ TYPED_TEST(AmgGpuSolve, BadSolveInputsAreRejected) {
   } catch (const InvalidInput& error) {
     EXPECT_NE(std::string(error.what()).find("b[7]"), std::string::npos) << error.what();
   }
+  // x's first non-finite entry is named (the smaller index of two), and b's
+  // before x's where both hold one.
+  std::vector<T> bad_x(A.rows, T(0));
+  bad_x[A.rows - 1] = -std::numeric_limits<T>::infinity();
+  bad_x[300] = std::numeric_limits<T>::quiet_NaN();
+  DeviceBuffer<T> device_bad_x = to_device(bad_x);
+  const std::pair<std::vector<T>, std::string> cases[] = {
+      {std::vector<T>(A.rows, T(1)), "pcg: x[300] is not finite"}, {b, "pcg: b[7] is not finite"}};
+  for (const auto& [rhs, message] : cases) {
+    try {
+      pcg(h, to_device(rhs), device_bad_x);
+      FAIL() << "non-finite input was accepted";
+    } catch (const InvalidInput& error) {
+      EXPECT_NE(std::string(error.what()).find(message), std::string::npos) << error.what();
+    }
+  }
 }
 
 // The phases are the whole setup: the work outside the levels (the copy of A
