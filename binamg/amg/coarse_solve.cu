@@ -10,6 +10,7 @@
 
 #include "binamg/amg/coarse_solve.hpp"
 #include "binamg/amg/dense_inverse.hpp"
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/launch.hpp"
 
@@ -32,6 +33,7 @@ constexpr std::int64_t max_grid_y = 65535;
 template <typename T, int Columns>
 __global__ void apply_inverse(index_t n, const T* __restrict__ inverse, const T* __restrict__ B,
                               index_t k, T* __restrict__ X) {
+  wait_for_prior_kernel();
   const index_t row = blockIdx.x * inverse_rows_per_block + threadIdx.x / warp_size;
   const int lane = threadIdx.x % warp_size;
   if (row >= n) return;  // a whole warp leaves together, so the shuffles stay full
@@ -314,11 +316,10 @@ void DeviceCoarseSolver<T>::solve(const T* B, index_t k, T* X, cudaStream_t stre
   // k = 1 (every V-cycle) takes the one-column instance: the same arithmetic per
   // column, without the 7 idle partial sums.
   if (k == 1)
-    apply_inverse<T, 1><<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
+    launch_chained(apply_inverse<T, 1>, grid, threads, 0, stream, rows_, inverse, B, k, X);
   else
-    apply_inverse<T, inverse_columns_per_warp>
-        <<<grid, threads, 0, stream>>>(rows_, inverse, B, k, X);
-  BINAMG_CHECK_LAUNCH();
+    launch_chained(apply_inverse<T, inverse_columns_per_warp>, grid, threads, 0, stream, rows_,
+                   inverse, B, k, X);
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // GPU twin of the Chebyshev smoother.
 #include <string>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/smoothers/chebyshev.hpp"
@@ -62,6 +63,7 @@ struct ChebyshevAndDot {
 template <typename T>
 __global__ void chebyshev_first_step(std::int64_t entries, index_t k, const T* inverse_diagonal,
                                      T beta, const T* b, T* x, T* direction, bool last) {
+  wait_for_prior_kernel();
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= entries) return;
   const T d = beta * inverse_diagonal[e / k] * b[e];
@@ -90,10 +92,9 @@ void chebyshev_steps_on(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_di
     const bool last = i + 1 == steps.degree;
     if (zero_guess && i == 0) {
       if (entries > 0) {
-        chebyshev_first_step<<<blocks_for(entries, chebyshev_threads), chebyshev_threads, 0,
-                               stream>>>(entries, k, inverse_diagonal.data(), beta, b.data(),
-                                         x.data(), direction.data(), last);
-        BINAMG_CHECK_LAUNCH();
+        launch_chained(chebyshev_first_step<T>, blocks_for(entries, chebyshev_threads),
+                       chebyshev_threads, 0, stream, entries, k, inverse_diagonal.data(), beta,
+                       b.data(), x.data(), direction.data(), last);
       }
       if (last && dots) column_dots(b, x, k, dots, *partials, stream);
       continue;

@@ -2,6 +2,7 @@
 #include <climits>
 #include <string>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
@@ -62,6 +63,7 @@ void sweep(const DeviceCsr<T>& A, const T* inverse_diagonal, T weight, const T* 
 template <typename T>
 __global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T weight, const T* b,
                                    T* x) {
+  wait_for_prior_kernel();
   const index_t row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < rows) x[row] = weight * inverse_diagonal[row] * b[row];
 }
@@ -70,6 +72,7 @@ __global__ void jacobi_first_sweep(index_t rows, const T* inverse_diagonal, T we
 template <typename T>
 __global__ void jacobi_first_block_sweep(std::int64_t entries, index_t k, const T* inverse_diagonal,
                                          T weight, const T* b, T* x) {
+  wait_for_prior_kernel();
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e < entries) x[e] = weight * inverse_diagonal[e / k] * b[e];
 }
@@ -119,9 +122,8 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
     if (A.rows > 0) BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * A.rows, stream));
     return;
   }
-  jacobi_first_sweep<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
-      A.rows, inverse_diagonal.data(), weight, b.data(), x.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(jacobi_first_sweep<T>, blocks_for(A.rows, jacobi_threads), jacobi_threads, 0,
+                 stream, A.rows, inverse_diagonal.data(), weight, b.data(), x.data());
   jacobi(A, inverse_diagonal, weight, b, x, sweeps - 1, scratch, stream);
 }
 
@@ -150,9 +152,8 @@ void jacobi_from_zero(const DeviceCsr<T>& A, const DeviceBuffer<T>& inverse_diag
     BINAMG_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, sizeof(T) * entries, stream));
     return;
   }
-  jacobi_first_block_sweep<<<blocks_for(entries, jacobi_threads), jacobi_threads, 0, stream>>>(
-      entries, k, inverse_diagonal.data(), weight, b.data(), x.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(jacobi_first_block_sweep<T>, blocks_for(entries, jacobi_threads), jacobi_threads,
+                 0, stream, entries, k, inverse_diagonal.data(), weight, b.data(), x.data());
   jacobi(A, inverse_diagonal, weight, b, x, k, sweeps - 1, scratch, stream);
 }
 

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/sparse/device_csr.hpp"
@@ -216,6 +217,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     paired_kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const T* __restrict__ values,
                   Gather gather, Epilogue epilogue) {
+  wait_for_prior_kernel();
   static_assert(Exact && R % 2 == 0, "pairs need every column of a pass, two per slot");
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: rows are per group
@@ -481,6 +483,7 @@ __global__ void __launch_bounds__(staged_threads(ByWarps),
     staged_kernel(index_t rows, index_t, index_t, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const T* __restrict__ values,
                   Gather gather, Epilogue epilogue) {
+  wait_for_prior_kernel();
   constexpr int threads = staged_threads(ByWarps);
   constexpr int stage = ByWarps ? SpmmPolicy::warp : threads;
   const std::int64_t first_row = std::int64_t(blockIdx.x) * (threads / L);
@@ -499,6 +502,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     kernel(index_t rows, index_t k, index_t long_row, const index_t* __restrict__ row_ptr,
            const index_t* __restrict__ col_idx, const T* __restrict__ values, Gather gather,
            Epilogue epilogue) {
+  wait_for_prior_kernel();
   const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (row >= rows) return;  // whole groups leave together: rows are per group
   if (long_row != no_long_rows && row_ptr[row + 1] - row_ptr[row] > long_row) return;
@@ -524,6 +528,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
                      const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                      const T* __restrict__ values, Gather gather, Epilogue epilogue,
                      T* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr int groups = SpmmPolicy::threads / L;
   const std::int64_t first_row = std::int64_t(blockIdx.x) * groups;
   const std::int64_t row = first_row + threadIdx.x / L;
@@ -613,6 +618,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
                       const index_t* __restrict__ row_ptr,
                       const index_t* __restrict__ col_idx, const T* __restrict__ values,
                       Gather gather, Epilogue epilogue, T* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr int groups = SpmmPolicy::threads / L, slots = L * R;
   __shared__ T shared[groups * slots];  // [group][slot], slot = r·L + lane
   const int group = threadIdx.x / L, lane = threadIdx.x % L, part = group % parts;
@@ -666,6 +672,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads, ThreadsPerSm / SpmmPolicy
     staged_sums_kernel(index_t rows, index_t k, const index_t* __restrict__ row_ptr,
                        const index_t* __restrict__ col_idx, const T* __restrict__ values,
                        Gather gather, Epilogue epilogue, T* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr int warps = SpmmPolicy::threads / SpmmPolicy::warp;
   __shared__ T shared[warps * L * R];
   const std::int64_t first_row = std::int64_t(blockIdx.x) * (SpmmPolicy::threads / L);
@@ -700,13 +707,12 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
     if (plan.depth > 0) {  // then no row is long and parts = 1: nothing more to launch
       const dim3 grid(split_blocks(A.rows, A.nnz(), L), passes);
       with_staged_variant<T, L, R>(plan, [&](auto depth, auto by_warps, auto threads_per_sm) {
-        staged_sums_kernel<T, L, R, decltype(depth)::value, decltype(by_warps)::value,
-                           decltype(threads_per_sm)::value, Gather, Epilogue>
-            <<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, A.row_ptr.data(),
-                                                       A.col_idx.data(), A.values.data(),
-                                                       gather, epilogue, partial);
+        launch_chained(
+            staged_sums_kernel<T, L, R, decltype(depth)::value, decltype(by_warps)::value,
+                               decltype(threads_per_sm)::value, Gather, Epilogue>,
+            grid, SpmmPolicy::threads, 0, stream, A.rows, k, A.row_ptr.data(), A.col_idx.data(),
+            A.values.data(), gather, epilogue, partial);
       });
-      BINAMG_CHECK_LAUNCH();
       return;
     }
   }
@@ -714,9 +720,8 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
     const dim3 grid(split_blocks(A.rows, A.nnz(), L), passes);
     const auto chosen = exact ? split_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
                               : split_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
-    chosen<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, parts, long_row,
-                                                     A.row_ptr.data(), A.col_idx.data(),
-                                                     A.values.data(), gather, epilogue, partial);
+    launch_chained(chosen, grid, SpmmPolicy::threads, 0, stream, A.rows, k, parts, long_row,
+                   A.row_ptr.data(), A.col_idx.data(), A.values.data(), gather, epilogue, partial);
   } else {
     auto chosen = exact ? kernel<T, L, R, true, Gather, Epilogue>
                         : kernel<T, L, R, false, Gather, Epilogue>;
@@ -747,18 +752,15 @@ void launch_shape(const DeviceCsr<T>& A, index_t k, const Gather& gather,
       }
     }
     const dim3 grid(blocks_for(std::int64_t(A.rows) * L, threads), passes);
-    chosen<<<grid, threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(), A.col_idx.data(),
-                                         A.values.data(), gather, epilogue);
+    launch_chained(chosen, grid, threads, 0, stream, A.rows, k, long_row, A.row_ptr.data(),
+                   A.col_idx.data(), A.values.data(), gather, epilogue);
   }
-  BINAMG_CHECK_LAUNCH();
   if (parts > 1 || long_row == no_long_rows) return;
   const dim3 grid(blocks_for(std::int64_t(A.rows) * L, SpmmPolicy::threads), passes);
   const auto long_rows = exact ? long_rows_kernel<T, L, R, true, WithSums, Gather, Epilogue>
                                : long_rows_kernel<T, L, R, false, WithSums, Gather, Epilogue>;
-  long_rows<<<grid, SpmmPolicy::threads, 0, stream>>>(A.rows, k, long_row, A.row_ptr.data(),
-                                                      A.col_idx.data(), A.values.data(), gather,
-                                                      epilogue, partial);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(long_rows, grid, SpmmPolicy::threads, 0, stream, A.rows, k, long_row,
+                 A.row_ptr.data(), A.col_idx.data(), A.values.data(), gather, epilogue, partial);
 }
 
 // Calls shape(lanes, columns_per_lane) with the shape for k as integral constants.

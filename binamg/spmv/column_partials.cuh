@@ -2,11 +2,11 @@
 // The second stage of the column reductions over row-major blocks: per-block
 // partial sums of k columns (partial[b·k + column]) added into one value per
 // column in a fixed order, so the result's bits depend only on the shape.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/types.hpp"
 
@@ -24,6 +24,7 @@ constexpr unsigned segment_rows = 1024;
 template <typename T>
 __global__ void sum_kernel(unsigned rows, unsigned rows_per_segment, unsigned step, index_t k,
                            const T* partial, T* result, std::int64_t result_stride) {
+  wait_for_prior_kernel();
   using Reduce = cub::BlockReduce<T, threads>;
   __shared__ typename Reduce::TempStorage storage;
   const index_t column = blockIdx.x;
@@ -42,18 +43,15 @@ __global__ void sum_kernel(unsigned rows, unsigned rows_per_segment, unsigned st
 template <typename T>
 void sum(unsigned row_blocks, index_t k, T* partial, T* result, cudaStream_t stream) {
   if (row_blocks <= segment_rows) {
-    sum_kernel<<<dim3(static_cast<unsigned>(k), 1), threads, 0, stream>>>(
-        row_blocks, row_blocks, 1, k, partial, result, 0);
-    BINAMG_CHECK_LAUNCH();
+    launch_chained(sum_kernel<T>, dim3(static_cast<unsigned>(k), 1), threads, 0, stream, row_blocks,
+                   row_blocks, 1u, k, partial, result, std::int64_t(0));
     return;
   }
   const unsigned segments = (row_blocks + segment_rows - 1) / segment_rows;
-  sum_kernel<<<dim3(static_cast<unsigned>(k), segments), threads, 0, stream>>>(
-      row_blocks, segment_rows, 1, k, partial, partial, std::int64_t(segment_rows) * k);
-  BINAMG_CHECK_LAUNCH();
-  sum_kernel<<<dim3(static_cast<unsigned>(k), 1), threads, 0, stream>>>(
-      segments, segments, segment_rows, k, partial, result, 0);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(sum_kernel<T>, dim3(static_cast<unsigned>(k), segments), threads, 0, stream,
+                 row_blocks, segment_rows, 1u, k, partial, partial, std::int64_t(segment_rows) * k);
+  launch_chained(sum_kernel<T>, dim3(static_cast<unsigned>(k), 1), threads, 0, stream, segments,
+                 segments, segment_rows, k, partial, result, std::int64_t(0));
 }
 
 }  // namespace binamg::column_partials

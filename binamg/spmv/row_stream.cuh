@@ -24,6 +24,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <type_traits>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
@@ -263,6 +264,7 @@ __global__ void __launch_bounds__(threads,
     row_sums_kernel(index_t rows, index_t long_row, const index_t* __restrict__ row_ptr,
                     Columns columns, Values values, Gather x_of, Finish finish,
                     Sum* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr int R = threads / G;
   constexpr bool sums = returns_sum<Sum, Finish>;
   __shared__ index_t bounds[R + 1];
@@ -319,6 +321,7 @@ template <typename Sum, typename T, int Loads, typename Columns, typename Values
 __global__ void __launch_bounds__(threads, thread_row_blocks<Loads>)
     thread_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr, Columns columns,
                        Values values, Gather x_of, Finish finish, Sum* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr bool sums = returns_sum<Sum, Finish>;
   const std::int64_t first_row = std::int64_t(blockIdx.x) * threads;
   const auto col_idx = columns.for_rows(first_row);
@@ -359,6 +362,7 @@ template <typename Sum, int G, typename T, typename Columns, typename Values, ty
 __global__ void __launch_bounds__(threads)
     group_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr, Columns columns,
                       Values values, Gather x_of, Finish finish, Sum* __restrict__ partial) {
+  wait_for_prior_kernel();
   constexpr int R = threads / G;
   constexpr bool sums = returns_sum<Sum, Finish>;
   const std::int64_t first_row = std::int64_t(blockIdx.x) * R;
@@ -415,9 +419,9 @@ void launch_entries(const DeviceCsr<T>& A, const Columns& columns, const Values&
   const index_t long_row = row_split::long_rows_of(A, long_row_lanes);
   if constexpr (Staged && G >= min_group_lanes) {
     if (group_rows(A, G, long_row)) {
-      group_rows_kernel<Sum, G, T><<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
-          A.rows, A.row_ptr.data(), columns, values, x_of, finish, partial);
-      BINAMG_CHECK_LAUNCH();
+      launch_chained(group_rows_kernel<Sum, G, T, Columns, Values, Gather, Finish>,
+                     blocks_for(A.rows, threads / G), threads, 0, stream, A.rows, A.row_ptr.data(),
+                     columns, values, x_of, finish, partial);
       return;
     }
   }
@@ -425,9 +429,8 @@ void launch_entries(const DeviceCsr<T>& A, const Columns& columns, const Values&
       long_row == row_split::no_long_rows
           ? row_sums_kernel<Sum, G, Staged, false, EarlyLoads, T, Columns, Values, Gather, Finish>
           : row_sums_kernel<Sum, G, Staged, true, EarlyLoads, T, Columns, Values, Gather, Finish>;
-  kernel<<<blocks_for(A.rows, threads / G), threads, 0, stream>>>(
-      A.rows, long_row, A.row_ptr.data(), columns, values, x_of, finish, partial);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(kernel, blocks_for(A.rows, threads / G), threads, 0, stream, A.rows, long_row,
+                 A.row_ptr.data(), columns, values, x_of, finish, partial);
 }
 
 template <typename Sum, int G, bool Staged, bool EarlyLoads, typename T, typename Columns,
@@ -442,9 +445,8 @@ void launch_columns(const DeviceCsr<T>& A, const Columns& columns, const Gather&
         : A.max_row_length <= wide_thread_row_loads
             ? thread_rows_kernel<Sum, T, wide_thread_row_loads, Columns, Values, Gather, Finish>
             : thread_rows_kernel<Sum, T, long_thread_row_loads, Columns, Values, Gather, Finish>;
-    kernel<<<blocks_for(A.rows, threads), threads, 0, stream>>>(A.rows, A.row_ptr.data(), columns,
-                                                                coded, x_of, finish, partial);
-    BINAMG_CHECK_LAUNCH();
+    launch_chained(kernel, blocks_for(A.rows, threads), threads, 0, stream, A.rows,
+                   A.row_ptr.data(), columns, coded, x_of, finish, partial);
   };
   // Two-byte codes serve the thread rows only: staged, they would add
   // instantiations for the few matrices that have them and long rows too.

@@ -2,6 +2,7 @@
 // heuristic; the residual is fused into the row-split kernel, and one extra
 // pass after the merge-based one. The block residual of k right-hand sides is
 // the row-split SpMM with a residual epilogue.
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/spmv/block_row_split.cuh"
@@ -15,6 +16,7 @@ namespace {
 // One thread per row: r = b - r, turning a merge-based A x into the residual.
 template <typename T>
 __global__ void subtract_from(index_t rows, const T* __restrict__ b, T* __restrict__ r) {
+  wait_for_prior_kernel();
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row < rows) r[row] = b[row] - r[row];
 }
@@ -49,9 +51,8 @@ void residual(const DeviceCsr<T>& A, const T* x, const T* b, T* r, cudaStream_t 
     return;
   }
   spmm_detail::merge_based(A, x, 1, r, stream);
-  subtract_from<<<blocks_for(A.rows, spmm_detail::SpmmPolicy::threads),
-                  spmm_detail::SpmmPolicy::threads, 0, stream>>>(A.rows, b, r);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(subtract_from<T>, blocks_for(A.rows, spmm_detail::SpmmPolicy::threads),
+                 spmm_detail::SpmmPolicy::threads, 0, stream, A.rows, b, r);
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/spmv/block_row_split.cuh"
@@ -70,6 +71,7 @@ __device__ void store_block_partial(T sum, int lanes, index_t k, T* partial) {
 template <typename T>
 __global__ void column_dot_partials(index_t n, index_t k, int lanes, const T* X, const T* Y,
                                     T* partial) {
+  wait_for_prior_kernel();
   const ColumnWalk walk = column_walk(lanes);
   T sum = T(0);
   if (walk.column < k)
@@ -138,6 +140,7 @@ template <typename T>
 __global__ void block_cg_residual_partials(index_t n, index_t k, int lanes, const int* active,
                                            const T* rz, const T* pq, const T* Q, T* R,
                                            T* partial) {
+  wait_for_prior_kernel();
   const ColumnWalk walk = column_walk(lanes);
   T sum = T(0);
   if (walk.column < k) {
@@ -163,6 +166,7 @@ template <typename T>
 __global__ void block_cg_step_kernel(index_t n, index_t k, int lanes, const int* stepped,
                                      const int* continuing, const T* rz_next, const T* rz,
                                      const T* pq, const T* Z, const T* P, T* P_next, T* X) {
+  wait_for_prior_kernel();
   const ColumnWalk walk = column_walk(lanes);
   if (walk.column >= k) return;
   const index_t c = walk.column;
@@ -209,10 +213,9 @@ void step(const int* stepped, const int* continuing, const T* rz_next, const T* 
   require_same_size(P, X, what);
   const ReductionShape shape = reduction_shape(rows_of(P, k, what), k);
   if (P.size() == 0) return;
-  block_cg_step_kernel<<<shape.grid, block_threads, 0, stream>>>(
-      index_t(P.size() / k), k, shape.lanes, stepped, continuing, rz_next, rz, pq, Z, P.data(),
-      P_next, X.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(block_cg_step_kernel<T>, shape.grid, block_threads, 0, stream,
+                 index_t(P.size() / k), k, shape.lanes, stepped, continuing, rz_next, rz, pq, Z,
+                 P.data(), P_next, X.data());
 }
 
 }  // namespace
@@ -227,9 +230,8 @@ void column_dots(const DeviceBuffer<T>& X, const DeviceBuffer<T>& Y, index_t k, 
                  DeviceBuffer<T>& scratch, cudaStream_t stream) {
   require_same_size(X, Y, "column_dots");
   const ReductionShape shape = checked_reduction(X, k, scratch, "column_dots");
-  column_dot_partials<<<shape.grid, block_threads, 0, stream>>>(
-      index_t(X.size() / k), k, shape.lanes, X.data(), Y.data(), scratch.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(column_dot_partials<T>, shape.grid, block_threads, 0, stream,
+                 index_t(X.size() / k), k, shape.lanes, X.data(), Y.data(), scratch.data());
   column_partials::sum(shape.grid.x, k, scratch.data(), result, stream);
 }
 
@@ -307,9 +309,9 @@ void block_cg_residual_update(const int* active, const T* rz, const T* pq,
                               DeviceBuffer<T>& scratch, cudaStream_t stream) {
   require_same_size(Q, R, "block_cg_residual_update");
   const ReductionShape shape = checked_reduction(R, k, scratch, "block_cg_residual_update");
-  block_cg_residual_partials<<<shape.grid, block_threads, 0, stream>>>(
-      index_t(R.size() / k), k, shape.lanes, active, rz, pq, Q.data(), R.data(), scratch.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(block_cg_residual_partials<T>, shape.grid, block_threads, 0, stream,
+                 index_t(R.size() / k), k, shape.lanes, active, rz, pq, Q.data(), R.data(),
+                 scratch.data());
   column_partials::sum(shape.grid.x, k, scratch.data(), rr, stream);
 }
 

@@ -1,16 +1,17 @@
-#include "binamg/vector/convert.hpp"
-
 #include <cstdint>
 #include <string>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
+#include "binamg/vector/convert.hpp"
 
 namespace binamg {
 namespace {
 
 template <typename To, typename From>
 __global__ void convert_entries(std::int64_t n, const From* in, To* out) {
+  wait_for_prior_kernel();
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) out[i] = static_cast<To>(in[i]);
 }
@@ -23,8 +24,8 @@ void convert(const DeviceBuffer<From>& in, DeviceBuffer<To>& out, cudaStream_t s
                                        std::to_string(out.size()));
   const std::int64_t n = std::int64_t(in.size());
   if (n == 0) return;
-  convert_entries<<<blocks_for(n, 256), 256, 0, stream>>>(n, in.data(), out.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(convert_entries<To, From>, blocks_for(n, 256), 256, 0, stream, n, in.data(),
+                 out.data());
 }
 
 template void convert<float, double>(const DeviceBuffer<double>&, DeviceBuffer<float>&,

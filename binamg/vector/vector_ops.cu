@@ -1,7 +1,7 @@
+#include <cmath>
 #include <cub/block/block_reduce.cuh>
 
-#include <cmath>
-
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/vector/block_vector_ops.hpp"
@@ -27,6 +27,7 @@ int reduce_blocks(index_t n) {
 // reduction of one length has dot's tree and bits.
 template <typename T, typename Term>
 __global__ void reduce_partials(index_t n, Term term, T* partial) {
+  wait_for_prior_kernel();
   using Reduce = cub::BlockReduce<T, reduce_threads>;
   __shared__ typename Reduce::TempStorage storage;
   T sum = T(0);
@@ -39,6 +40,7 @@ __global__ void reduce_partials(index_t n, Term term, T* partial) {
 // One block: sums the partials in a fixed order and hands the total to store.
 template <typename T, typename Store>
 __global__ void sum_partials(int count, const T* partial, Store store) {
+  wait_for_prior_kernel();
   using Reduce = cub::BlockReduce<T, reduce_threads>;
   __shared__ typename Reduce::TempStorage storage;
   T sum = T(0);
@@ -60,10 +62,10 @@ void reduce_into(index_t n, const Term& term, const Store& store, DeviceBuffer<T
   const int blocks = reduce_blocks(n);
   require(scratch.size() >= std::size_t(blocks),
           std::string(who) + ": the reduction scratch is too small");
-  reduce_partials<<<blocks, reduce_threads, 0, stream>>>(n, term, scratch.data());
-  BINAMG_CHECK_LAUNCH();
-  sum_partials<T><<<1, reduce_threads, 0, stream>>>(blocks, scratch.data(), store);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(reduce_partials<T, Term>, blocks, reduce_threads, 0, stream, n, term,
+                 scratch.data());
+  launch_chained(sum_partials<T, Store>, 1, reduce_threads, 0, stream, blocks, scratch.data(),
+                 store);
 }
 
 // *result = Σ term(i) over i < n.
@@ -111,12 +113,14 @@ struct WidenTerm {
 // One thread per entry.
 template <typename T>
 __global__ void axpy_kernel(index_t n, T alpha, const T* x, T* y) {
+  wait_for_prior_kernel();
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] += alpha * x[i];
 }
 
 template <typename T>
 __global__ void xpby_kernel(index_t n, const T* x, T beta, T* y) {
+  wait_for_prior_kernel();
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] + beta * y[i];
 }
@@ -127,6 +131,7 @@ __global__ void xpby_kernel(index_t n, const T* x, T beta, T* y) {
 template <typename T>
 __global__ void cg_step_kernel(index_t n, const T* rz_next, const T* rz, const T* pq, const T* z,
                                const T* p, T* p_next, T* x) {
+  wait_for_prior_kernel();
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const T alpha = static_cast<T>(double(*rz) / double(*pq));
@@ -139,9 +144,8 @@ template <typename T>
 void cg_step(index_t n, const T* rz_next, const T* rz, const T* pq, const T* z, const T* p,
              T* p_next, T* x, cudaStream_t stream) {
   if (n == 0) return;
-  cg_step_kernel<<<blocks_for(n, reduce_threads), reduce_threads, 0, stream>>>(n, rz_next, rz, pq,
-                                                                               z, p, p_next, x);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(cg_step_kernel<T>, blocks_for(n, reduce_threads), reduce_threads, 0, stream, n,
+                 rz_next, rz, pq, z, p, p_next, x);
 }
 
 template <typename T>
@@ -220,9 +224,8 @@ void axpy(T alpha, const DeviceBuffer<T>& x, DeviceBuffer<T>& y, cudaStream_t st
   require_same_length(x, y, "axpy");
   const index_t n = static_cast<index_t>(x.size());
   if (n == 0) return;
-  axpy_kernel<<<blocks_for(n, reduce_threads), reduce_threads, 0, stream>>>(n, alpha, x.data(),
-                                                                             y.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(axpy_kernel<T>, blocks_for(n, reduce_threads), reduce_threads, 0, stream, n, alpha,
+                 x.data(), y.data());
 }
 
 template <typename T>
@@ -230,9 +233,8 @@ void xpby(const DeviceBuffer<T>& x, T beta, DeviceBuffer<T>& y, cudaStream_t str
   require_same_length(x, y, "xpby");
   const index_t n = static_cast<index_t>(x.size());
   if (n == 0) return;
-  xpby_kernel<<<blocks_for(n, reduce_threads), reduce_threads, 0, stream>>>(n, x.data(), beta,
-                                                                             y.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(xpby_kernel<T>, blocks_for(n, reduce_threads), reduce_threads, 0, stream, n,
+                 x.data(), beta, y.data());
 }
 
 #define BINAMG_INSTANTIATE(T)                                                                 \
