@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"
 #include "binamg/core/device_buffer.hpp"
 #include "binamg/core/launch.hpp"
@@ -39,6 +40,7 @@ template <int Lanes>
 __global__ void merge_path_search(index_t rows, index_t nnz, index_t segments, index_t steps,
                                   const index_t* __restrict__ row_ptr,
                                   PathPoint* __restrict__ boundaries) {
+  wait_for_prior_kernel();
   static_assert(Lanes == 1 || Lanes == 32, "one lane or a whole warp per boundary");
   const std::int64_t s = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / Lanes;
   if (s > segments) return;  // a whole warp leaves together, so the ballots stay full
@@ -75,6 +77,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     merge_chunk_sums(index_t k, index_t segments, const index_t* __restrict__ carry_rows,
                      const T* __restrict__ carries, T* __restrict__ chunk_sums,
                      index_t* __restrict__ chunk_rows) {
+  wait_for_prior_kernel();
   const std::int64_t chunk = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   const std::int64_t first = chunk * segments_per_chunk;
   if (first >= segments) return;
@@ -110,6 +113,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
     merge_fix_up(index_t k, index_t segments, const index_t* __restrict__ carry_rows,
                  const T* __restrict__ carries, const index_t* __restrict__ chunk_rows,
                  const T* __restrict__ chunk_sums, T* __restrict__ Y) {
+  wait_for_prior_kernel();
   const std::int64_t segment = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (segment >= segments) return;
   const index_t row = carry_rows[segment];
@@ -189,11 +193,10 @@ struct MergePath {
 /// Searches the boundaries of `path`'s segments, Lanes threads each.
 template <int Lanes, typename T>
 void search_path(const DeviceCsr<T>& A, MergePath<T>& path, cudaStream_t stream) {
-  merge_path_search<Lanes>
-      <<<blocks_for((std::int64_t(path.segments) + 1) * Lanes, SpmmPolicy::threads),
-         SpmmPolicy::threads, 0, stream>>>(A.rows, A.nnz(), path.segments, path.steps,
-                                           A.row_ptr.data(), path.boundaries.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(merge_path_search<Lanes>,
+                 blocks_for((std::int64_t(path.segments) + 1) * Lanes, SpmmPolicy::threads),
+                 SpmmPolicy::threads, 0, stream, A.rows, A.nnz(), path.segments, path.steps,
+                 A.row_ptr.data(), path.boundaries.data());
 }
 
 /// Adds the segments' carries to Y (merge_chunk_sums, then merge_fix_up).
@@ -206,15 +209,13 @@ void add_carries(index_t k, index_t segments, const index_t* carry_rows, const T
       (std::int64_t(segments) + segments_per_chunk - 1) / segments_per_chunk;
   DeviceBuffer<T> chunk_sums(std::size_t(chunks) * k, stream, "spmm merge chunk sums");
   DeviceBuffer<index_t> chunk_rows(std::size_t(chunks), stream, "spmm merge chunk rows");
-  merge_chunk_sums<T, L, R, Exact>
-      <<<dim3(blocks_for(chunks * L, SpmmPolicy::threads), passes), SpmmPolicy::threads, 0,
-         stream>>>(k, segments, carry_rows, carries, chunk_sums.data(), chunk_rows.data());
-  BINAMG_CHECK_LAUNCH();
-  merge_fix_up<T, L, R, Exact>
-      <<<dim3(blocks_for(std::int64_t(segments) * L, SpmmPolicy::threads), passes),
-         SpmmPolicy::threads, 0, stream>>>(k, segments, carry_rows, carries, chunk_rows.data(),
-                                           chunk_sums.data(), Y);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(merge_chunk_sums<T, L, R, Exact>,
+                 dim3(blocks_for(chunks * L, SpmmPolicy::threads), passes), SpmmPolicy::threads, 0,
+                 stream, k, segments, carry_rows, carries, chunk_sums.data(), chunk_rows.data());
+  launch_chained(merge_fix_up<T, L, R, Exact>,
+                 dim3(blocks_for(std::int64_t(segments) * L, SpmmPolicy::threads), passes),
+                 SpmmPolicy::threads, 0, stream, k, segments, carry_rows, carries,
+                 chunk_rows.data(), chunk_sums.data(), Y);
 }
 
 }  // namespace binamg::spmm_detail

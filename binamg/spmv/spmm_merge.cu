@@ -26,6 +26,7 @@ __global__ void __launch_bounds__(SpmmPolicy::threads)
                const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                const T* __restrict__ values, const T* __restrict__ X, T* __restrict__ Y,
                T* __restrict__ carries, index_t* __restrict__ carry_rows) {
+  wait_for_prior_kernel();
   const std::int64_t segment = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / L;
   if (segment >= segments) return;
   const int lane = threadIdx.x % L;
@@ -81,10 +82,9 @@ void launch_merge(const DeviceCsr<T>& A, const T* X, index_t k, T* Y, cudaStream
   const dim3 grid(blocks_for(std::int64_t(path.segments) * L, SpmmPolicy::threads),
                   static_cast<unsigned>((k + SpmmPolicy::columns_per_pass - 1) /
                                         SpmmPolicy::columns_per_pass));
-  merge_walk<T, L, R, Exact><<<grid, SpmmPolicy::threads, 0, stream>>>(
-      A.rows, k, path.segments, path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(),
-      A.values.data(), X, Y, path.carries.data(), path.carry_rows.data());
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(merge_walk<T, L, R, Exact>, grid, SpmmPolicy::threads, 0, stream, A.rows, k,
+                 path.segments, path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(),
+                 A.values.data(), X, Y, path.carries.data(), path.carry_rows.data());
   add_carries<T, L, R, Exact>(k, path.segments, path.carry_rows.data(), path.carries.data(), Y,
                               stream);
 }

@@ -57,6 +57,7 @@ __global__ void __launch_bounds__(VectorTile::threads, VectorTile::blocks_per_sm
                       const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                       const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y,
                       T* __restrict__ carries, index_t* __restrict__ carry_rows) {
+  wait_for_prior_kernel();
   using Scan = cub::BlockScan<RowPartial<T>, VectorTile::threads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ T products[VectorTile::steps];
@@ -147,6 +148,7 @@ template <typename T>
 __global__ void __launch_bounds__(VectorTile::threads)
     add_vector_carries(index_t tiles, const index_t* __restrict__ carry_rows,
                        const T* __restrict__ carries, T* __restrict__ y) {
+  wait_for_prior_kernel();
   constexpr unsigned all = 0xffffffffu;
   const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * 32;
   if (first >= tiles) return;  // a whole warp leaves together
@@ -201,13 +203,12 @@ template <typename T>
 void merge_based_vector(const DeviceCsr<T>& A, const T* x, T* y, cudaStream_t stream) {
   MergePath<T> path(A, VectorTile::steps, 1, stream);
   search_path<32>(A, path, stream);
-  merge_tile_vector<T><<<path.segments, VectorTile::threads, 0, stream>>>(
-      A.rows, path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y,
-      path.carries.data(), path.carry_rows.data());
-  BINAMG_CHECK_LAUNCH();
-  add_vector_carries<T><<<blocks_for(path.segments, VectorTile::threads), VectorTile::threads, 0,
-                          stream>>>(path.segments, path.carry_rows.data(), path.carries.data(), y);
-  BINAMG_CHECK_LAUNCH();
+  launch_chained(merge_tile_vector<T>, path.segments, VectorTile::threads, 0, stream, A.rows,
+                 path.boundaries.data(), A.row_ptr.data(), A.col_idx.data(), A.values.data(), x, y,
+                 path.carries.data(), path.carry_rows.data());
+  launch_chained(add_vector_carries<T>, blocks_for(path.segments, VectorTile::threads),
+                 VectorTile::threads, 0, stream, path.segments, path.carry_rows.data(),
+                 path.carries.data(), y);
 }
 
 template void merge_based_vector<float>(const DeviceCsr<float>&, const float*, float*,
