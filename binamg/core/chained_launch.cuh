@@ -24,9 +24,14 @@ __device__ __forceinline__ void wait_for_prior_kernel() {
 #endif
 }
 
+/// Whether the current device starts programmatic dependents (compute
+/// capability 9.0 and up); asked of the runtime once per device.
+bool device_chains_launches();
+
 /// kernel<<<grid, block, shared_bytes, stream>>>(args...), allowed to start
-/// before the kernel ahead of it on the stream ends. The kernel must call
-/// wait_for_prior_kernel() before anything else.
+/// before the kernel ahead of it on the stream ends where the device can (a
+/// plain launch elsewhere). The kernel must call wait_for_prior_kernel() before
+/// anything else.
 template <typename... Params, typename... Args>
 void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
                     cudaStream_t stream, Args&&... args) {
@@ -39,7 +44,7 @@ void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = &attribute;
-  config.numAttrs = 1;
+  config.numAttrs = device_chains_launches() ? 1 : 0;
   BINAMG_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
