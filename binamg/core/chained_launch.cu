@@ -1,6 +1,6 @@
-#include <atomic>
-
 #include "binamg/core/chained_launch.cuh"
+
+#include <atomic>
 
 namespace binamg {
 

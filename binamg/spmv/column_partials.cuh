@@ -2,9 +2,10 @@
 // The second stage of the column reductions over row-major blocks: per-block
 // partial sums of k columns (partial[b·k + column]) added into one value per
 // column in a fixed order, so the result's bits depend only on the shape.
+#include <cub/block/block_reduce.cuh>
+
 #include <algorithm>
 #include <cstdint>
-#include <cub/block/block_reduce.cuh>
 
 #include "binamg/core/chained_launch.cuh"
 #include "binamg/core/cuda_check.hpp"

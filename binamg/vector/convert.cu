@@ -1,10 +1,11 @@
+#include "binamg/vector/convert.hpp"
+
 #include <cstdint>
 #include <string>
 
 #include "binamg/core/chained_launch.cuh"
 #include "binamg/core/error.hpp"
 #include "binamg/core/launch.hpp"
-#include "binamg/vector/convert.hpp"
 
 namespace binamg {
 namespace {

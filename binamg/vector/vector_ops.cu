@@ -1,5 +1,6 @@
-#include <cmath>
 #include <cub/block/block_reduce.cuh>
+
+#include <cmath>
 
 #include "binamg/core/chained_launch.cuh"
 #include "binamg/core/launch.hpp"
