@@ -8,6 +8,7 @@
 #include "binamg/amg/filtered_row.hpp"
 #include "binamg/amg/row_groups.cuh"
 #include "binamg/amg/strength.hpp"
+#include "binamg/core/device_value.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/core/scan.hpp"
@@ -129,13 +130,12 @@ std::int64_t weak_entries(const DeviceCsr<T>& A, double theta, cudaStream_t stre
   require(std::isfinite(theta) && theta >= 0, "weak_entries: theta must be finite and >= 0");
   if (A.rows == 0) return 0;
   const DeviceBuffer<T> scale = strength_scales(A, measure, stream);
-  const DeviceBuffer<unsigned long long> weak =
-      to_device(std::vector<unsigned long long>{0}, stream);
+  DeviceBuffer<unsigned long long> weak = device_value(0ULL, stream, "weak entries");
   row_groups::with_lanes(A, [&](auto lanes) {
     constexpr int L = decltype(lanes)::value;
     count_weak<T, L><<<row_split::blocks(A.rows, L), row_split::threads, 0, stream>>>(
         A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data(), theta, measure,
-        const_cast<unsigned long long*>(weak.data()));
+        weak.data());
     BINAMG_CHECK_LAUNCH();
   });
   return static_cast<std::int64_t>(read_back(weak.data(), stream));

@@ -3,7 +3,9 @@
 #include <string>
 
 #include "binamg/amg/prolongation.hpp"
+#include "binamg/core/device_value.hpp"
 #include "binamg/core/launch.hpp"
+#include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
 #include "binamg/spgemm/refill.hpp"
 #include "binamg/spgemm/spgemm.hpp"
@@ -40,16 +42,16 @@ __global__ void jacobi_smooth_rows(index_t rows, const index_t* t_ptr, const ind
 template <typename T>
 void jacobi_smooth(const DeviceCsr<T>& tentative, const DeviceBuffer<T>& diag, double omega,
                    DeviceCsr<T>& P, cudaStream_t stream) {
-  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  DeviceBuffer<index_t> first_bad = device_value(index_t(INT_MAX), stream, "first bad row");
   if (P.rows > 0) {
     jacobi_smooth_rows<<<blocks_for(P.rows, prolongator_threads), prolongator_threads, 0,
                          stream>>>(P.rows, tentative.row_ptr.data(), tentative.col_idx.data(),
                                    tentative.values.data(), diag.data(), omega,
                                    P.row_ptr.data(), P.col_idx.data(), P.values.data(),
-                                   const_cast<index_t*>(first_bad.data()));
+                                   first_bad.data());
     BINAMG_CHECK_LAUNCH();
   }
-  const index_t bad = to_host(first_bad)[0];
+  const index_t bad = read_back(first_bad.data(), stream);
   if (bad != INT_MAX)
     throw InvalidInput("smoothed_prolongator: row " + std::to_string(bad) +
                        " of the tentative prolongator has an entry outside the pattern of A*T");

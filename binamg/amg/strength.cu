@@ -9,6 +9,7 @@
 #include "binamg/amg/strength_test.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/lower_bound.cuh"
+#include "binamg/core/read_back.hpp"
 #include "binamg/core/scan.hpp"
 #include "binamg/sparse/transpose.hpp"
 #include "binamg/spmv/row_split.cuh"
@@ -227,7 +228,8 @@ DeviceCsr<T> strength(const DeviceCsr<T>& A, double theta, cudaStream_t stream,
         n, S.row_ptr.data(), S.col_idx.data(), counters.data() + 1);
     BINAMG_CHECK_LAUNCH();
   });
-  const std::vector<unsigned long long> counted = to_host(counters);
+  unsigned long long counted[2];
+  read_back(counted, counters.data(), sizeof counted, stream);
   if (weak != nullptr) *weak = static_cast<std::int64_t>(counted[0]);
   if (counted[1] == 0) return S;  // symmetric: the union below would copy S
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "binamg/core/chained_launch.cuh"
+#include "binamg/core/device_value.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/read_back.hpp"
 #include "binamg/smoothers/jacobi.hpp"
@@ -187,13 +188,13 @@ template <typename T>
 DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t stream) {
   const index_t rows = checked_index(static_cast<std::int64_t>(diag.size()), "inverse_diagonal");
   DeviceBuffer<T> inverse(rows, stream, "inverse diagonal");
-  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  DeviceBuffer<index_t> first_bad = device_value(index_t(INT_MAX), stream, "first bad row");
   if (rows > 0) {
     invert_diagonal<<<blocks_for(rows, jacobi_threads), jacobi_threads, 0, stream>>>(
-        rows, diag.data(), inverse.data(), const_cast<index_t*>(first_bad.data()));
+        rows, diag.data(), inverse.data(), first_bad.data());
     BINAMG_CHECK_LAUNCH();
   }
-  const index_t bad = to_host(first_bad)[0];
+  const index_t bad = read_back(first_bad.data(), stream);
   if (bad != INT_MAX) {
     T value{};
     read_back(&value, diag.data() + bad, sizeof(T), stream);
@@ -206,14 +207,14 @@ DeviceBuffer<T> inverse_diagonal(const DeviceBuffer<T>& diag, cudaStream_t strea
 template <typename T>
 DeviceBuffer<T> inverse_l1_diagonal(const DeviceCsr<T>& A, cudaStream_t stream) {
   DeviceBuffer<T> inverse(A.rows, stream, "inverse l1 diagonal");
-  const DeviceBuffer<index_t> first_bad = to_device(std::vector<index_t>{INT_MAX}, stream);
+  DeviceBuffer<index_t> first_bad = device_value(index_t(INT_MAX), stream, "first bad row");
   if (A.rows > 0) {
     invert_l1_diagonal<<<blocks_for(A.rows, jacobi_threads), jacobi_threads, 0, stream>>>(
         A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), inverse.data(),
-        const_cast<index_t*>(first_bad.data()));
+        first_bad.data());
     BINAMG_CHECK_LAUNCH();
   }
-  const index_t bad = to_host(first_bad)[0];
+  const index_t bad = read_back(first_bad.data(), stream);
   if (bad != INT_MAX)
     throw InvalidInput("inverse_l1_diagonal: row " + std::to_string(bad) +
                        smoother_detail::l1_diagonal_problem);

@@ -1,5 +1,7 @@
+#include "binamg/core/device_value.hpp"
 #include "binamg/core/launch.hpp"
 #include "binamg/core/lower_bound.cuh"
+#include "binamg/core/read_back.hpp"
 #include "binamg/sparse/device_csr.hpp"
 
 namespace binamg {
@@ -73,12 +75,12 @@ void validate(const DeviceCsr<T>& M, const std::string& what, cudaStream_t strea
   require_consistent(M, what);
   bool broken = false;
   if (M.rows > 0) {
-    DeviceBuffer<int> flag = to_device(std::vector<int>{0}, stream);
+    DeviceBuffer<int> flag = device_value(0, stream, "validity flag");
     find_broken_row<<<blocks_for(M.rows, diagonal_threads), diagonal_threads, 0, stream>>>(
         M.rows, M.cols, M.nnz(), M.row_ptr.data(), M.col_idx.data(), M.values.data(),
         flag.data());
     BINAMG_CHECK_LAUNCH();
-    broken = to_host(flag)[0] != 0;
+    broken = read_back(flag.data(), stream) != 0;
   }
   // The host names the problem, with the words of validate(CsrMatrix).
   if (broken) {
@@ -95,7 +97,7 @@ index_t max_row_length(index_t rows, const index_t* row_ptr, cudaStream_t stream
         rows, row_ptr, longest.data());
     BINAMG_CHECK_LAUNCH();
   }
-  return to_host(longest)[0];
+  return read_back(longest.data(), stream);
 }
 
 DeviceBuffer<index_t> entry_rows(index_t rows, const index_t* row_ptr, index_t nnz,
@@ -111,13 +113,13 @@ DeviceBuffer<index_t> entry_rows(index_t rows, const index_t* row_ptr, index_t n
 
 index_t first_pattern_difference(index_t rows, const index_t* a_ptr, const index_t* a_col,
                                  const index_t* b_ptr, const index_t* b_col, cudaStream_t stream) {
-  DeviceBuffer<index_t> first = to_device(std::vector<index_t>{rows}, stream);
+  DeviceBuffer<index_t> first = device_value(rows, stream, "first differing row");
   if (rows > 0) {
     pattern_difference<<<blocks_for(rows, diagonal_threads), diagonal_threads, 0, stream>>>(
         rows, a_ptr, a_col, b_ptr, b_col, first.data());
     BINAMG_CHECK_LAUNCH();
   }
-  const index_t row = to_host(first)[0];
+  const index_t row = read_back(first.data(), stream);
   return row == rows ? -1 : row;
 }
 
