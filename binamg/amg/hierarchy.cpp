@@ -75,10 +75,12 @@ struct HostSteps {
   SystemTentative<T> tentative_qr(const Aggregates& aggregates, const Candidates& c) {
     return binamg::tentative_qr<T>(aggregates, c);
   }
-  // The CPU references form D⁻¹ themselves.
-  double spectral_radius(const Matrix& A, const Diagonal&, int iterations) {
+  // The CPU references form D⁻¹ themselves, and estimate at once.
+  using Radius = double;
+  Radius start_spectral_radius(const Matrix& A, const Diagonal&, int iterations) {
     return spectral_radius_dinv_a(A, iterations);
   }
+  double spectral_radius(Radius& estimate) { return estimate; }
   // The CPU reference forms every matrix whole, in a refresh too.
   struct Kept {};
   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& tentative,

@@ -24,6 +24,26 @@
 namespace binamg {
 namespace {
 
+// A non-blocking stream of the setup's own, created on first use: work on
+// it is ordered with the setup's stream by events alone.
+class SideStream {
+ public:
+  SideStream() = default;
+  ~SideStream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);  // nothing to report from a destructor
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  cudaStream_t get() {
+    if (stream_ == nullptr)
+      BINAMG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    return stream_;
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
 template <typename T>
 struct DeviceSteps {
   using Matrix = DeviceCsr<T>;
@@ -50,7 +70,10 @@ struct DeviceSteps {
     std::chrono::steady_clock::time_point last_;
   };
 
+  explicit DeviceSteps(cudaStream_t setup_stream) : stream(setup_stream) {}
+
   cudaStream_t stream;
+  SideStream side_stream;
 
   // The kernels that sweep a matrix's rows skip their look for rows long
   // enough to need a whole block once the longest row is known
@@ -122,9 +145,14 @@ struct DeviceSteps {
   DeviceSystemTentative<T> tentative_qr(const DeviceAggregates& aggregates, const Candidates& c) {
     return binamg::tentative_qr<T>(aggregates, c, stream);
   }
-  double spectral_radius(const Matrix& A, const Diagonal& d, int iterations) {
-    return spectral_radius_dinv_a(A, d.diagonal, iterations, stream);
+  // The estimate runs on a stream of its own (side_stream), beside the
+  // level's strength and aggregation: their read-backs leave the GPU idle
+  // between kernels, and the estimate's 2 × iterations launches fill it.
+  using Radius = SpectralRadiusEstimate<T>;
+  Radius start_spectral_radius(const Matrix& A, const Diagonal& d, int iterations) {
+    return Radius(A, d.diagonal, iterations, stream, side_stream.get());
   }
+  double spectral_radius(Radius& estimate) { return estimate.wait(); }
   using Kept = DeviceRefreshProducts<T>;
   // With `refill` (a refresh), the matrix's pattern is kept and only its
   // values are recomputed, where the first refresh found that the product's

@@ -21,7 +21,10 @@
 //   Matrix node_matrix(const Matrix& A, const Candidates&)      amg/node_matrix.hpp
 //   Aggregates unknown_aggregates(const Aggregates& nodes, const Candidates&)
 //   SystemTentative tentative_qr(const Aggregates&, const Candidates&)  .P and .coarse
-//   double spectral_radius(const Matrix& A, const Diagonal&, int iterations)
+//   Radius start_spectral_radius(const Matrix& A, const Diagonal&, int iterations)
+//                                                   the ρ(D⁻¹A) estimate, begun (the device
+//                                                   runs it beside the steps that follow)
+//   double spectral_radius(Radius&)                 its value
 //   Matrix smoothed_prolongator(const Matrix& A, const Diagonal&, const Matrix& T,
 //                               double omega, Matrix* refill, Kept*)
 //   Matrix transpose(const Matrix& P, Matrix* refill, Kept*)
@@ -127,20 +130,21 @@ struct Coarser {
 /// weight and diagonal, P, R and the Galerkin matrix of the next level, which
 /// it returns with its diagonal (checked). Charges its phases to `timings`
 /// with the caller's `clock` (laps from the caller's last); `who` begins its
-/// messages. `weak`: `current`'s weak entries at the level's θ where the
+/// messages. `radius`: the estimate of ρ(D⁻¹A) of `current`, begun by the
+/// caller. `weak`: `current`'s weak entries at the level's θ where the
 /// setup's strength pass counted them, or -1 (a refresh: new values) to count
 /// them here.
 template <typename Steps, typename LevelType, typename Clock>
 Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool system,
                           std::size_t index, const typename Steps::Matrix& current,
-                          const typename Steps::Diagonal& diagonal, LevelType& level,
+                          const typename Steps::Diagonal& diagonal,
+                          typename Steps::Radius& radius, LevelType& level,
                           SetupTimings& timings, Clock& clock,
                           Refill<typename Steps::Matrix, typename Steps::Kept> refill,
                           const std::string& who, std::int64_t weak = -1) {
   using T = typename LevelType::value_type;
   const std::string level_name = who + ": level " + std::to_string(index);
-  level.spectral_radius =
-      steps.spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
+  level.spectral_radius = steps.spectral_radius(radius);
   require(level.spectral_radius > 0 && std::isfinite(level.spectral_radius),
           level_name + " has no usable estimate of rho(D^-1 A)");
   level.jacobi_weight = static_cast<T>(parameters.jacobi_weight / level.spectral_radius);
@@ -170,8 +174,9 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
   if (filter) {
     const typename Steps::Matrix filtered = steps.filtered(current, theta, measure);
     const auto filtered_diagonal = steps.diagonal(filtered, level_name + " filtered matrix");
-    const double rho =
-        steps.spectral_radius(filtered, filtered_diagonal, parameters.spectral_radius_iterations);
+    auto filtered_radius = steps.start_spectral_radius(filtered, filtered_diagonal,
+                                                       parameters.spectral_radius_iterations);
+    const double rho = steps.spectral_radius(filtered_radius);
     require(rho > 0 && std::isfinite(rho),
             level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
     level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, level.tentative,
@@ -261,6 +266,10 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       break;
     }
     auto clock = steps.clock();
+    // Needed only once the level is aggregated; begun first so that the
+    // device can run it beside strength and aggregation.
+    auto radius =
+        steps.start_spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
     const double theta = level_theta(parameters, system, h.levels.size());
     // S is the graph of the nodes: of the rows, or of a system's nodes.
     const StrengthMeasure measure = parameters.strength_measure;
@@ -288,8 +297,8 @@ void build_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType& 
       weights = std::move(constant.coarse_weights);
     }
     clock.lap(h.timings.tentative_ms);
-    auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal, level,
-                              h.timings, clock, {}, "build_hierarchy", weak);
+    auto coarser = form_level(steps, parameters, system, h.levels.size(), current, diagonal,
+                              radius, level, h.timings, clock, {}, "build_hierarchy", weak);
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);
     level.A = std::move(current);
@@ -345,8 +354,10 @@ void refresh_levels(Steps& steps, const typename Steps::Matrix& A, HierarchyType
       if (level_kept != nullptr) *level_kept = {};
       refill = {};
     }
-    auto coarser = form_level(steps, parameters, system, l, current, diagonal, level, h.timings,
-                              clock, refill, "refresh");
+    auto radius =
+        steps.start_spectral_radius(current, diagonal, parameters.spectral_radius_iterations);
+    auto coarser = form_level(steps, parameters, system, l, current, diagonal, radius, level,
+                              h.timings, clock, refill, "refresh");
     new_patterns = new_patterns || coarser.new_pattern;
     if (parameters.smoother != SmootherKind::l1_jacobi)
       level.inverse_diagonal = std::move(diagonal.inverse);

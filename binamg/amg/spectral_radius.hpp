@@ -3,6 +3,9 @@
 #include "binamg/core/config.hpp"
 #include "binamg/sparse/csr.hpp"
 #if BINAMG_WITH_CUDA
+#include <optional>
+
+#include "binamg/core/read_back.hpp"
 #include "binamg/sparse/device_csr.hpp"
 #endif
 
@@ -31,6 +34,33 @@ double spectral_radius_dinv_a(const DeviceCsr<T>& A, int iterations,
 template <typename T>
 double spectral_radius_dinv_a(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal,
                               int iterations, cudaStream_t stream = nullptr);
+
+/// The same estimate begun without waiting for it: queued on a stream of its
+/// own, `side`, after the work queued on `stream` so far, so that it runs
+/// beside what the host queues on `stream` next (the setup's strength and
+/// aggregation, whose read-backs leave the GPU idle between their kernels).
+/// wait() returns the estimate, the bits of spectral_radius_dinv_a. The
+/// destructor orders the work queued on `stream` after it: A and the
+/// diagonal must live until then.
+template <typename T>
+class SpectralRadiusEstimate {
+ public:
+  SpectralRadiusEstimate(const DeviceCsr<T>& A, const DeviceBuffer<T>& diagonal, int iterations,
+                         cudaStream_t stream, cudaStream_t side);
+  ~SpectralRadiusEstimate();
+  SpectralRadiusEstimate(const SpectralRadiusEstimate&) = delete;
+  SpectralRadiusEstimate& operator=(const SpectralRadiusEstimate&) = delete;
+
+  /// Waits for the iteration alone and returns the estimate.
+  double wait();
+
+ private:
+  cudaStream_t stream_;
+  int iterations_;
+  cudaEvent_t inputs_ready_ = nullptr;
+  DeviceBuffer<double> dots_;
+  std::optional<PendingRead> read_;
+};
 #endif  // BINAMG_WITH_CUDA
 
 }  // namespace binamg

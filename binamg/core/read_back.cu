@@ -1,6 +1,8 @@
 #include "binamg/core/read_back.hpp"
 
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "binamg/core/cuda_check.hpp"
 
@@ -43,6 +45,12 @@ class PinnedStaging {
 
 constexpr int kCopyThreads = 128;
 
+/// The calling thread's stagings that no pending read holds.
+std::vector<std::unique_ptr<PinnedStaging>>& idle_stagings() {
+  thread_local std::vector<std::unique_ptr<PinnedStaging>> idle;
+  return idle;
+}
+
 /// Device bytes into mapped host memory: a kernel queued behind the work
 /// starts about a microsecond after it, a copy-engine transfer about seven.
 __global__ void copy_to_host_kernel(unsigned char* host, const unsigned char* device,
@@ -61,6 +69,44 @@ void read_back(void* host, const void* device, std::size_t bytes, cudaStream_t s
   BINAMG_CHECK_LAUNCH();
   BINAMG_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::memcpy(host, staging.data(), bytes);
+}
+
+PendingRead::PendingRead(const void* device, std::size_t bytes, cudaStream_t stream)
+    : bytes_(bytes) {
+  auto& idle = idle_stagings();
+  std::unique_ptr<PinnedStaging> staging;
+  if (idle.empty()) {
+    staging = std::make_unique<PinnedStaging>();
+  } else {
+    staging = std::move(idle.back());
+    idle.pop_back();
+  }
+  staging->grow_to(bytes);
+  if (bytes > 0) {
+    copy_to_host_kernel<<<1, kCopyThreads, 0, stream>>>(
+        staging->on_device(), static_cast<const unsigned char*>(device), bytes);
+    BINAMG_CHECK_LAUNCH();
+  }
+  BINAMG_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  const cudaError_t recorded = cudaEventRecord(done_, stream);
+  if (recorded != cudaSuccess) cudaEventDestroy(done_);
+  BINAMG_CUDA_CHECK(recorded);
+  staging_ = staging.release();
+}
+
+PendingRead::~PendingRead() {
+  auto* staging = static_cast<PinnedStaging*>(staging_);
+  // A destructor reports nothing; a failed wait leaves the staging unused.
+  if (cudaEventSynchronize(done_) == cudaSuccess)
+    idle_stagings().emplace_back(staging);
+  else
+    delete staging;
+  cudaEventDestroy(done_);
+}
+
+void PendingRead::wait(void* host) {
+  BINAMG_CUDA_CHECK(cudaEventSynchronize(done_));
+  std::memcpy(host, static_cast<PinnedStaging*>(staging_)->data(), bytes_);
 }
 
 }  // namespace binamg

@@ -16,6 +16,31 @@ namespace binamg {
 /// thread exits.
 void read_back(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
 
+/// A read queued on `stream` that the host collects later: for a result
+/// computed on a stream of its own beside other work, which the host must not
+/// wait for until it needs the result. Each pending read has its own mapped
+/// pinned staging (from a pool of the calling thread's, kept for reuse).
+class PendingRead {
+ public:
+  /// Queues the copy of `bytes` from `device` on `stream`, after the work
+  /// queued there so far.
+  PendingRead(const void* device, std::size_t bytes, cudaStream_t stream);
+  /// Waits for the copy if it is still in flight (its staging is reused).
+  ~PendingRead();
+  PendingRead(const PendingRead&) = delete;
+  PendingRead& operator=(const PendingRead&) = delete;
+
+  /// Waits for the copy (not for the rest of its stream) and copies the bytes to `host`.
+  void wait(void* host);
+  /// Recorded on the stream right after the copy: another stream may wait for it.
+  cudaEvent_t done() const { return done_; }
+
+ private:
+  void* staging_ = nullptr;  // read_back.cu's PinnedStaging
+  cudaEvent_t done_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 /// One value read back (synchronizes `stream`).
 template <typename T>
 T read_back(const T* device, cudaStream_t stream) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "binamg/amg/aggregation.hpp"
 #include "binamg/amg/filtered.hpp"
@@ -135,18 +136,38 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphOfNonsymmetricMatrixEqualsCpu) {
 }
 
 // The power iteration runs in double on both sides and differs only in the
-// summation order of row sums and norms.
+// summation order of row sums and norms. Begun on a side stream
+// (SpectralRadiusEstimate), the estimate has the same bits, and the setup's
+// stream may free A only after it; the 2D grid of 600² rows has a row sum
+// kernel of its own size class.
 TYPED_TEST(AmgGpuSetup, SpectralRadiusMatchesCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
-  for (const auto& A : test_matrices<T>())
+  std::vector<CsrMatrix<T>> matrices = test_matrices<T>();
+  matrices.push_back(poisson<T>(Stencil::poisson2d_5, 600));
+  cudaStream_t stream = nullptr, side = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
+  for (const auto& A : matrices)
     for (int iterations : {1, 20}) {
       const double expected = spectral_radius_dinv_a(A, iterations);
       const DeviceCsr<T> device_A = to_device(A);
       const double actual = spectral_radius_dinv_a(device_A, iterations);
-      EXPECT_NEAR(actual, expected, 1e-12 * expected) << "iterations " << iterations;
+      EXPECT_NEAR(actual, expected, 1e-12 * expected)
+          << A.rows << " rows, iterations " << iterations;
       EXPECT_EQ(actual, spectral_radius_dinv_a(device_A, diagonal(device_A), iterations));
+      DeviceCsr<T> copy = copy_of(device_A, stream);
+      auto diag = std::make_unique<DeviceBuffer<T>>(diagonal(copy, stream));
+      {
+        SpectralRadiusEstimate<T> begun(copy, *diag, iterations, stream, side);
+        EXPECT_EQ(begun.wait(), actual) << A.rows << " rows, iterations " << iterations;
+      }
+      diag.reset();  // freed on `stream`, after the estimate's reads
+      copy = DeviceCsr<T>{};
     }
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(side), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 TYPED_TEST(AmgGpuSetup, Mis2AggregatesEqualCpu) {
