@@ -43,6 +43,17 @@ void SolveMonitor::step(double residual_norm) {
   record(residual_norm);
 }
 
+bool SolveMonitor::likely_active_after_next() const {
+  const std::vector<double>& history = result_.residual_history;
+  if (!active_ || history.size() < 2 || result_.iterations + 1 >= options_.max_iterations)
+    return false;
+  const double last = history.back(), before = history[history.size() - 2];
+  if (!(before > 0)) return false;
+  const double predicted = last * (last / before);
+  constexpr double margin = 4;
+  return predicted > margin * options_.tolerance && predicted > margin * unit_roundoff_;
+}
+
 void SolveMonitor::require_positive(double value, const char* what, int iteration) const {
   const std::string at = " at iteration " + std::to_string(iteration) + where();
   require(std::isfinite(value), solver_ + ": " + what + " is not finite" + at);

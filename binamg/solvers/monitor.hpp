@@ -31,6 +31,13 @@ class SolveMonitor {
   void start(double residual_norm);
   /// Records ‖r_k‖ after an iteration; throws InvalidInput if it is not finite.
   void step(double residual_norm);
+  /// Whether the next iteration will very likely leave the solve active: its
+  /// residual, predicted from the last two by their ratio, stays above 4×
+  /// the tolerance and the unit roundoff, and the iteration limit allows one
+  /// more. Never a stopping test: a GPU solver uses it to queue the next
+  /// iteration's work before reading this one's residual (pcg.cu), work that
+  /// a wrong guess wastes but cannot change.
+  bool likely_active_after_next() const;
   /// Throws InvalidInput unless a scalar of iteration `iteration` that must be
   /// positive (CG's rᵀz, pᵀAp) is finite and positive: a breakdown, the
   /// matrix or the preconditioner is not positive definite.

@@ -119,7 +119,18 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
     while (true) {
       product();
       cg_residual_update(&s->rz[slot], &s->pq, q, r, &s->rr, scratch, stream);
-      read_scalars();
+      // Where this step will very likely not end the solve, the next cycle is
+      // queued before its scalars are read, so the device does not wait for
+      // the host's read and launch (a wrong guess wastes that one cycle: it
+      // writes z and the other rᵀz slot only, which the last step ignores).
+      const bool cycle_queued = monitor.likely_active_after_next();
+      if (cycle_queued) {
+        PendingRead read(s, sizeof(CgScalars<T>), stream);
+        precondition(r, z, &s->rz[1 - slot], scratch);
+        read.wait(&host);
+      } else {
+        read_scalars();
+      }
       // Checked in the order the host-side iteration checks them; a breakdown
       // has by now also updated r with a meaningless step, but it throws.
       monitor.require_positive(host.rz[slot], "r'z", monitor.iterations());
@@ -129,7 +140,7 @@ SolveResult preconditioned_cg(const DeviceCsr<T>& A, cudaStream_t stream,
         cg_last_step(&s->rz[slot], &s->pq, p, x, stream);
         break;
       }
-      precondition(r, z, &s->rz[1 - slot], scratch);
+      if (!cycle_queued) precondition(r, z, &s->rz[1 - slot], scratch);
       // x += α p, then p = z + β p
       cg_direction(&s->rz[1 - slot], &s->rz[slot], &s->pq, z, p, x, stream);
       slot = 1 - slot;

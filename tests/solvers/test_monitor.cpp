@@ -1,6 +1,8 @@
 // SolveMonitor::restart: a solve whose own residual met the tolerance goes on
 // from b − Ax where that misses it narrowly (rounding drift), not where it
 // misses it widely (the precision's floor), and only a bounded number of times.
+// SolveMonitor::likely_active_after_next: the prediction the GPU pcg queues
+// its next cycle by.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -55,6 +57,27 @@ TEST(SolveMonitor, RestartsAtMostTwiceAndWithinTheIterationLimit) {
 
   SolveMonitor at_the_limit = stopped_at_the_tolerance(2);
   EXPECT_FALSE(at_the_limit.restart(2e-8));  // two iterations of two done
+}
+
+TEST(SolveMonitor, PredictsTheNextResidualFromTheLastTwo) {
+  SolveMonitor monitor("pcg", {1e-8, 100}, 1.0, kEpsilon);
+  monitor.start(1.0);
+  EXPECT_FALSE(monitor.likely_active_after_next());  // one residual: no ratio yet
+  monitor.step(1e-2);
+  EXPECT_TRUE(monitor.likely_active_after_next());  // 1e-4 predicted
+  monitor.step(1e-4);
+  monitor.step(1e-6);
+  EXPECT_FALSE(monitor.likely_active_after_next());  // 1e-8 predicted: within 4x the tolerance
+  monitor.step(5e-7);
+  EXPECT_TRUE(monitor.likely_active_after_next());  // slowed down: 2.5e-7 predicted
+  monitor.step(1e-9);
+  EXPECT_FALSE(monitor.active());
+  EXPECT_FALSE(monitor.likely_active_after_next());  // stopped
+
+  SolveMonitor at_the_limit("pcg", {1e-8, 2}, 1.0, kEpsilon);
+  at_the_limit.start(1.0);
+  at_the_limit.step(0.5);
+  EXPECT_FALSE(at_the_limit.likely_active_after_next());  // the next is the last allowed
 }
 
 TEST(SolveMonitor, DoesNotRestartWhereTheIterationDidNotMeetTheTolerance) {
