@@ -35,8 +35,11 @@ struct LevelOf {
 /// are all the setup's time. prepare_ms is the work outside the levels: the
 /// hierarchy's own copy of A (on the GPU, its columns packed and its values
 /// coded), A's diagonal checked, and the cycle's scratch. prolongator_ms
-/// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal); restriction_ms is
-/// R = Pᵀ; galerkin_ms includes the check of the coarse matrix's diagonal.
+/// includes the ρ(D⁻¹A) estimate (and l1-Jacobi's diagonal), except in a GPU
+/// setup, which runs the estimate beside strength and aggregation and charges
+/// it where it runs (the time the host waits for it stays in prolongator_ms);
+/// restriction_ms is R = Pᵀ; galerkin_ms includes the check of the coarse
+/// matrix's diagonal.
 /// After refresh() they are the refresh's (strength, aggregation and tentative
 /// 0; prepare_ms is taking A's new values).
 struct SetupTimings {
