@@ -85,6 +85,8 @@ AMG
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with
                        the filtered matrix (weak entries lumped into the diagonal;
                        default 1, 0: none)
+  --filter-steps N     Jacobi steps with the filtered matrix that smooth a filtered
+                       level's prolongator, 1 to 4 (default 1; 2 suits anisotropy)
   --max-coarse N       coarsen until at most N rows (default 1200)
   --max-levels N       (default 25)
   --max-direct N       refuse to factor a coarsest matrix of more than N rows (default
@@ -139,7 +141,7 @@ Options parse_arguments(int argc, char** argv) {
                                         "--chebyshev-degree", "--chebyshev-lower",
                                         "--block-size",       "--near-nullspace",
                                         "--coordinates",      "--strength-measure",
-                                        "--refresh-count"},
+                                        "--refresh-count",    "--filter-steps"},
                            usage_text);
   options.json = arguments.json;
   auto get = [&](const char* name) { return arguments.get(name); };
@@ -161,6 +163,8 @@ Options parse_arguments(int argc, char** argv) {
         parse_number<double>("--strength", *v);
   if (auto v = get("--filter-levels"))
     options.amg.filtered_levels = parse_number<int>("--filter-levels", *v);
+  if (auto v = get("--filter-steps"))
+    options.amg.filtered_prolongator_steps = parse_number<int>("--filter-steps", *v);
   if (auto v = get("--strength-measure"))
     options.amg.strength_measure = parse_strength_measure(*v);
   if (auto v = get("--strength-decay"))
@@ -461,7 +465,8 @@ int solve_and_report(const Options& options, Device device, const CsrMatrix<T>& 
          << "\",\"strength_measure\":\"" << strength_measure_name(options.amg.strength_measure)
          << "\",\"smoother\":\""
          << smoother_name(options.amg.smoother)
-         << "\",\"block_size\":" << options.amg.near_nullspace.block_size
+         << "\",\"filtered_prolongator_steps\":" << options.amg.filtered_prolongator_steps
+         << ",\"block_size\":" << options.amg.near_nullspace.block_size
          << ",\"near_nullspace\":" << options.amg.near_nullspace.count << ",\"commit\":\""
          << build_commit() << "\"";
     if (!factors.empty()) {

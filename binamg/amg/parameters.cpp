@@ -76,6 +76,9 @@ void validate(const AmgParameters& p) {
               p.standard_strength_decay <= 1,
           "AmgParameters: standard_strength_decay must lie in (0, 1]");
   require(p.filtered_levels >= 0, "AmgParameters: filtered_levels must be >= 0");
+  require(p.filtered_prolongator_steps >= 1 && p.filtered_prolongator_steps <= 4,
+          "AmgParameters: filtered_prolongator_steps must lie in [1, 4], not " +
+              std::to_string(p.filtered_prolongator_steps));
   require(p.max_coarse_rows >= 1, "AmgParameters: max_coarse_rows must be >= 1");
   require(p.max_levels >= 1, "AmgParameters: max_levels must be >= 1");
   require(p.max_direct_rows >= p.max_coarse_rows,

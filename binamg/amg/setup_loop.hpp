@@ -179,8 +179,12 @@ Coarser<Steps> form_level(Steps& steps, const AmgParameters& parameters, bool sy
     const double rho = steps.spectral_radius(filtered_radius);
     require(rho > 0 && std::isfinite(rho),
             level_name + " has no usable estimate of rho(D_F^-1 A_F) of its filtered matrix");
-    level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, level.tentative,
-                                         parameters.prolongator_weight / rho, nullptr, nullptr);
+    const double omega = parameters.prolongator_weight / rho;
+    level.P = steps.smoothed_prolongator(filtered, filtered_diagonal, level.tentative, omega,
+                                         nullptr, nullptr);
+    for (int step = 1; step < parameters.filtered_prolongator_steps; ++step)
+      level.P =
+          steps.smoothed_prolongator(filtered, filtered_diagonal, level.P, omega, nullptr, nullptr);
   } else {
     level.P = steps.smoothed_prolongator(current, diagonal, level.tentative,
                                          parameters.prolongator_weight / level.spectral_radius,

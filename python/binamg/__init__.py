@@ -27,8 +27,9 @@ __all__ = ["smoothed_aggregation_solver", "MultilevelSolver", "built_with_cuda",
 # and device: the fields of the C++ AmgParameters (amg/parameters.hpp).
 parameter_names = (
     "strength_threshold", "system_strength_threshold", "strength_measure", "strength_decay",
-    "standard_strength_decay", "filtered_levels", "aggregation", "ordering", "smoother",
-    "max_coarse", "max_levels", "max_direct", "prolongator_weight", "jacobi_weight",
+    "standard_strength_decay", "filtered_levels", "filtered_prolongator_steps", "aggregation",
+    "ordering", "smoother", "max_coarse", "max_levels", "max_direct", "prolongator_weight",
+    "jacobi_weight",
     "chebyshev_degree", "chebyshev_lower", "presweeps", "postsweeps",
     "spectral_radius_iterations")
 

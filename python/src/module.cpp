@@ -357,6 +357,7 @@ NB_MODULE(_binamg, m) {
       .def_rw("strength_decay", &AmgParameters::strength_decay)
       .def_rw("standard_strength_decay", &AmgParameters::standard_strength_decay)
       .def_rw("filtered_levels", &AmgParameters::filtered_levels)
+      .def_rw("filtered_prolongator_steps", &AmgParameters::filtered_prolongator_steps)
       .def_prop_rw(
           "aggregation",
           [](const AmgParameters& p) { return std::string(aggregation_name(p.aggregation)); },

@@ -134,7 +134,8 @@ TYPED_TEST(AmgGpuSolve, StandardAggregationHierarchyMatchesTheCpu) {
 }
 
 // A positive threshold with a decay per level and the filtered matrix in the
-// prolongator, on a matrix with weak entries on every level.
+// prolongator, on a matrix with weak entries on every level; one filtered
+// Jacobi step and two.
 TYPED_TEST(AmgGpuSolve, FilteredHierarchyMatchesTheCpu) {
   BINAMG_REQUIRE_GPU();
   using T = TypeParam;
@@ -143,21 +144,27 @@ TYPED_TEST(AmgGpuSolve, FilteredHierarchyMatchesTheCpu) {
   parameters.strength_threshold = 0.08;
   parameters.strength_decay = 0.5;
   parameters.max_coarse_rows = 50;
-  const Hierarchy<T> cpu = build_hierarchy(A, parameters);
-  const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
-  ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
-  ASSERT_GE(cpu.num_levels(), 3);
-  const double tolerance = level_tolerance<T>(cpu.num_levels());
-  for (std::size_t l = 0; l < cpu.levels.size(); ++l) {
-    const CsrMatrix<T> P = to_host(gpu.levels[l].P);
-    EXPECT_EQ(cpu.levels[l].P.row_ptr, P.row_ptr) << "level " << l;
-    EXPECT_EQ(cpu.levels[l].P.col_idx, P.col_idx) << "level " << l;
-    EXPECT_LE(relative_difference(cpu.levels[l].P.values, P.values), tolerance) << "level " << l;
-  }
-  for (index_t l = 0; l < cpu.num_levels(); ++l) {
-    const CsrMatrix<T> actual = to_host(gpu.matrix(l));
-    EXPECT_EQ(cpu.matrix(l).col_idx, actual.col_idx) << "level " << l;
-    EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values), tolerance) << "level " << l;
+  for (int steps : {1, 2}) {
+    SCOPED_TRACE(std::to_string(steps) + " filtered steps");
+    parameters.filtered_prolongator_steps = steps;
+    const Hierarchy<T> cpu = build_hierarchy(A, parameters);
+    const DeviceHierarchy<T> gpu = build_hierarchy(to_device(A), parameters);
+    ASSERT_EQ(cpu.num_levels(), gpu.num_levels());
+    ASSERT_GE(cpu.num_levels(), 3);
+    const double tolerance = level_tolerance<T>(cpu.num_levels());
+    for (std::size_t l = 0; l < cpu.levels.size(); ++l) {
+      const CsrMatrix<T> P = to_host(gpu.levels[l].P);
+      EXPECT_EQ(cpu.levels[l].P.row_ptr, P.row_ptr) << "level " << l;
+      EXPECT_EQ(cpu.levels[l].P.col_idx, P.col_idx) << "level " << l;
+      EXPECT_LE(relative_difference(cpu.levels[l].P.values, P.values), tolerance)
+          << "level " << l;
+    }
+    for (index_t l = 0; l < cpu.num_levels(); ++l) {
+      const CsrMatrix<T> actual = to_host(gpu.matrix(l));
+      EXPECT_EQ(cpu.matrix(l).col_idx, actual.col_idx) << "level " << l;
+      EXPECT_LE(relative_difference(cpu.matrix(l).values, actual.values), tolerance)
+          << "level " << l;
+    }
   }
 }
 

@@ -28,7 +28,7 @@ struct RefreshCase {
 /// phases 0 and 1; at phase 2 a coarse connection of the 2D stencil crosses θ
 /// and the MIS-2 then aggregates level 1 differently): scalar
 /// stencils, one with weak connections (filtered prolongators) and l1-Jacobi
-/// with ptap-left, and an elasticity system with its rigid-body modes.
+/// with ptap-left, one whose filtered level smooths its prolongator twice, and an elasticity system with its rigid-body modes.
 template <typename T>
 std::vector<RefreshCase<T>> refresh_cases() {
   AmgParameters few_rows;
@@ -49,6 +49,11 @@ std::vector<RefreshCase<T>> refresh_cases() {
   other.ordering = GalerkinOrdering::ptap_left;
   other.filtered_levels = 3;
   cases.push_back({"anisotropic 50, l1, ptap-left", anisotropic_poisson<T>(50, T(0.01)), other});
+  AmgParameters two_steps = few_rows;
+  two_steps.filtered_levels = 3;
+  two_steps.filtered_prolongator_steps = 2;
+  cases.push_back({"anisotropic 40, two filtered steps", anisotropic_poisson<T>(40, T(0.01)),
+                   two_steps});
   AmgParameters system = every_entry_strong;
   system.system_strength_threshold = 0;
   system.near_nullspace = {3, 6, rigid_body_modes(3, 9)};
