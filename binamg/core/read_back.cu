@@ -11,12 +11,29 @@ namespace {
 
 /// The calling thread's mapped pinned staging buffer (portable: any device
 /// may write it) and its device address, asked once per allocation (under
-/// UVA the same on every device).
+/// UVA the same on every device); and the event a pending read records on
+/// it, made once rather than at each read (a PCG iteration makes one).
 class PinnedStaging {
  public:
   ~PinnedStaging() {
     // At thread exit the runtime may already be shut down; nothing to report.
+    if (event_ != nullptr) cudaEventDestroy(event_);
     if (data_ != nullptr) cudaFreeHost(data_);
+  }
+  /// The event, of the current device (an event records only on its own
+  /// device's streams).
+  cudaEvent_t event() {
+    int device = 0;
+    BINAMG_CUDA_CHECK(cudaGetDevice(&device));
+    if (event_ != nullptr && event_device_ != device) {
+      BINAMG_CUDA_CHECK(cudaEventDestroy(event_));
+      event_ = nullptr;
+    }
+    if (event_ == nullptr) {
+      BINAMG_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+      event_device_ = device;
+    }
+    return event_;
   }
   void grow_to(std::size_t bytes) {
     if (bytes <= capacity_) return;
@@ -41,6 +58,8 @@ class PinnedStaging {
   unsigned char* data_ = nullptr;
   unsigned char* on_device_ = nullptr;
   std::size_t capacity_ = 0;
+  cudaEvent_t event_ = nullptr;
+  int event_device_ = -1;
 };
 
 constexpr int kCopyThreads = 128;
@@ -87,10 +106,8 @@ PendingRead::PendingRead(const void* device, std::size_t bytes, cudaStream_t str
         staging->on_device(), static_cast<const unsigned char*>(device), bytes);
     BINAMG_CHECK_LAUNCH();
   }
-  BINAMG_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(done_, stream);
-  if (recorded != cudaSuccess) cudaEventDestroy(done_);
-  BINAMG_CUDA_CHECK(recorded);
+  done_ = staging->event();
+  BINAMG_CUDA_CHECK(cudaEventRecord(done_, stream));
   staging_ = staging.release();
 }
 
@@ -101,7 +118,6 @@ PendingRead::~PendingRead() {
     idle_stagings().emplace_back(staging);
   else
     delete staging;
-  cudaEventDestroy(done_);
 }
 
 void PendingRead::wait(void* host) {

@@ -19,7 +19,7 @@ void read_back(void* host, const void* device, std::size_t bytes, cudaStream_t s
 /// A read queued on `stream` that the host collects later: for a result
 /// computed on a stream of its own beside other work, which the host must not
 /// wait for until it needs the result. Each pending read has its own mapped
-/// pinned staging (from a pool of the calling thread's, kept for reuse).
+/// pinned staging and event (from a pool of the calling thread's, kept for reuse).
 class PendingRead {
  public:
   /// Queues the copy of `bytes` from `device` on `stream`, after the work
