@@ -77,9 +77,10 @@ AMG
   --ordering ptap-left|ptap-right   Galerkin product (P^T A) P or P^T (A P) (default ptap-right)
   --strength X         strength-of-connection threshold theta (default 0.25, and 0.1
                        on a system's node graph; X sets both)
-  --strength-measure classical|symmetric   a_ij is strong when |a_ij| >= theta times
-                       the smaller of rows i's and j's largest off-diagonal |a_ik|
-                       (classical, default) or times sqrt(|a_ii a_jj|) (symmetric)
+  --strength-measure classical|signed|symmetric   a_ij is strong when |a_ij| >= theta
+                       times the smaller of rows i's and j's largest off-diagonal |a_ik|
+                       (classical, default; signed: and a_ij of the sign opposite to
+                       a_ii's) or times sqrt(|a_ii a_jj|) (symmetric)
   --strength-decay F   level l uses theta * F^l, F in (0, 1] (default 0.5 with mis2,
                        0.75 with standard; F sets both)
   --filter-levels N    where theta > 0, the first N levels smooth the prolongator with

@@ -26,13 +26,16 @@ SmootherKind parse_smoother(const std::string& name) {
 StrengthMeasure parse_strength_measure(const std::string& name) {
   if (name == "symmetric") return StrengthMeasure::symmetric;
   if (name == "classical") return StrengthMeasure::classical;
-  throw InvalidInput("unknown strength measure '" + name + "' (expected symmetric or classical)");
+  if (name == "signed") return StrengthMeasure::signed_classical;
+  throw InvalidInput("unknown strength measure '" + name +
+                     "' (expected symmetric, classical or signed)");
 }
 
 const char* strength_measure_name(StrengthMeasure measure) {
   switch (measure) {
     case StrengthMeasure::symmetric: return "symmetric";
     case StrengthMeasure::classical: return "classical";
+    case StrengthMeasure::signed_classical: return "signed";
   }
   return "unknown";
 }
@@ -68,8 +71,12 @@ void validate(const AmgParameters& p) {
   require(std::isfinite(p.system_strength_threshold) && p.system_strength_threshold >= 0,
           "AmgParameters: system_strength_threshold must be finite and >= 0");
   require(p.strength_measure == StrengthMeasure::symmetric ||
-              p.strength_measure == StrengthMeasure::classical,
-          "AmgParameters: strength_measure is not one of symmetric, classical");
+              p.strength_measure == StrengthMeasure::classical ||
+              p.strength_measure == StrengthMeasure::signed_classical,
+          "AmgParameters: strength_measure is not one of symmetric, classical, signed");
+  require(p.strength_measure != StrengthMeasure::signed_classical || !is_system(p.near_nullspace),
+          "AmgParameters: strength_measure signed is for scalar problems (a system's node graph "
+          "holds nonnegative norms, none of them strong under it); use classical or symmetric");
   require(std::isfinite(p.strength_decay) && p.strength_decay > 0 && p.strength_decay <= 1,
           "AmgParameters: strength_decay must lie in (0, 1]");
   require(std::isfinite(p.standard_strength_decay) && p.standard_strength_decay > 0 &&

@@ -19,6 +19,11 @@ std::vector<T> strength_scales(const CsrMatrix<T>& A, StrengthMeasure measure) {
   for (index_t row = 0; row < A.rows; ++row)
     for (index_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
       if (A.col_idx[k] != row) scale[row] = std::max(scale[row], T(std::fabs(A.values[k])));
+  if (measure == StrengthMeasure::signed_classical) {
+    const std::vector<T> d = diagonal(A);
+    for (index_t row = 0; row < A.rows; ++row)
+      if (d[row] < 0) scale[row] = -scale[row];
+  }
   return scale;
 }
 

@@ -154,6 +154,14 @@ __global__ void __launch_bounds__(row_split::threads)
   }
 }
 
+// The signed measure's scales: each row's largest off-diagonal magnitude
+// with the sign of its diagonal.
+template <typename T>
+__global__ void sign_by_diagonal(index_t n, const T* diagonal, T* scale) {
+  const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n && diagonal[k] < 0) scale[k] = -scale[k];
+}
+
 template <typename T>
 __global__ void fill_value(index_t n, T value, T* out) {
   const index_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -174,6 +182,12 @@ DeviceBuffer<T> strength_scales(const DeviceCsr<T>& A, StrengthMeasure measure,
           A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data(), scale.data());
       BINAMG_CHECK_LAUNCH();
     });
+    if (measure == StrengthMeasure::signed_classical) {
+      const DeviceBuffer<T> d = diagonal(A, stream);
+      sign_by_diagonal<<<blocks_for(A.rows, strength_threads), strength_threads, 0, stream>>>(
+          A.rows, d.data(), scale.data());
+      BINAMG_CHECK_LAUNCH();
+    }
   }
   return scale;
 }

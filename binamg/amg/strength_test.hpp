@@ -2,7 +2,8 @@
 // The strength test, written once for both devices (internal), decided in
 // double so that float and double matrices with the same values give the same
 // graph. Each row brings a scale (strength_scales()): its diagonal a_ii for the
-// symmetric measure, its largest off-diagonal |a_ik| for the classical one.
+// symmetric measure, its largest off-diagonal |a_ik| for the classical one,
+// and for the signed one that magnitude with the sign of a_ii.
 #include <cfloat>
 #include <cmath>
 
@@ -18,6 +19,9 @@ BINAMG_HOST_DEVICE inline bool strong_connection(double value, double row_scale,
   if (value == 0) return false;
   if (measure == StrengthMeasure::classical)
     return fabs(value) >= theta * fmin(fabs(row_scale), fabs(column_scale));
+  if (measure == StrengthMeasure::signed_classical)
+    return (value < 0) == (row_scale > 0) &&
+           fabs(value) >= theta * fmin(fabs(row_scale), fabs(column_scale));
   const double row_diagonal = row_scale, column_diagonal = column_scale;
   const double product = fabs(row_diagonal * column_diagonal);
   // Where the product leaves the normal range (diagonals past 1e154 or below

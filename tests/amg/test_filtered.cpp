@@ -64,7 +64,8 @@ TYPED_TEST(Filtered, StrengthCountsTheWeakEntries) {
   const CsrMatrix<T> R = testing::random_matrix<T>({300, 300, 7, 0.3, 0, false}, 11);
   const CsrMatrix<T> A = add(T(1), R, T(30), identity_matrix<T>(300));
   for (double theta : {0.0, 0.1, 0.3, 0.7})
-    for (StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical}) {
+    for (StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical,
+                              StrengthMeasure::signed_classical}) {
       std::int64_t weak = -1;
       strength(A, theta, m, &weak);
       EXPECT_EQ(weak, weak_entries(A, theta, m)) << theta;

@@ -48,13 +48,14 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphEqualsCpu) {
   for (const auto& A : test_matrices<T>())
     for (double theta : {0.0, 0.1, 0.3}) {
       testing::expect_same_matrix(strength(A, theta), to_host(strength(to_device(A), theta)));
-      for (double classical : {theta, 0.5, 0.9}) {
-        const StrengthMeasure m = StrengthMeasure::classical;
-        std::int64_t weak = -1;
-        testing::expect_same_matrix(strength(A, classical, m),
-                                    to_host(strength(to_device(A), classical, nullptr, m, &weak)));
-        EXPECT_EQ(weak, weak_entries(A, classical, m)) << classical;
-      }
+      for (double classical : {theta, 0.5, 0.9})
+        for (const StrengthMeasure m :
+             {StrengthMeasure::classical, StrengthMeasure::signed_classical}) {
+          std::int64_t weak = -1;
+          testing::expect_same_matrix(strength(A, classical, m),
+                                      to_host(strength(to_device(A), classical, nullptr, m, &weak)));
+          EXPECT_EQ(weak, weak_entries(A, classical, m)) << classical;
+        }
     }
 }
 
@@ -66,10 +67,13 @@ TYPED_TEST(AmgGpuSetup, FilteredMatrixEqualsCpu) {
       testing::expect_same_matrix(filtered_matrix(A, theta),
                                   to_host(filtered_matrix(to_device(A), theta)));
       EXPECT_EQ(weak_entries(A, theta), weak_entries(to_device(A), theta)) << theta;
-      const StrengthMeasure m = StrengthMeasure::classical;
-      testing::expect_same_matrix(filtered_matrix(A, theta, m),
-                                  to_host(filtered_matrix(to_device(A), theta, nullptr, m)));
-      EXPECT_EQ(weak_entries(A, theta, m), weak_entries(to_device(A), theta, nullptr, m)) << theta;
+      for (const StrengthMeasure m :
+           {StrengthMeasure::classical, StrengthMeasure::signed_classical}) {
+        testing::expect_same_matrix(filtered_matrix(A, theta, m),
+                                    to_host(filtered_matrix(to_device(A), theta, nullptr, m)));
+        EXPECT_EQ(weak_entries(A, theta, m), weak_entries(to_device(A), theta, nullptr, m))
+            << theta;
+      }
     }
 }
 
@@ -105,7 +109,8 @@ TYPED_TEST(AmgGpuSetup, StrengthGraphWithAFewUnpairedEntriesEqualsCpu) {
           weakened.push_back({i, A.col_idx[k]});
           break;
         }
-    for (const StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical}) {
+    for (const StrengthMeasure m : {StrengthMeasure::symmetric, StrengthMeasure::classical,
+                                    StrengthMeasure::signed_classical}) {
       const CsrMatrix<T> expected = strength(A, 0.1, m);
       // (i, j) in the graph although a_ij is weak: the mirror of a strong a_ji.
       int mirrored = 0;

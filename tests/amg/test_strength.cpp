@@ -50,6 +50,32 @@ TYPED_TEST(Strength, ClassicalMeasureIsRelativeToTheStrongerRowsLargestEntry) {
   EXPECT_EQ(weaker.col_idx, (std::vector<index_t>{1, 0, 2, 1}));
 }
 
+// The signed measure: the classical test for couplings of the sign opposite
+// to the diagonal's alone. Row 1's a_12 = 1 (positive against a_11 = 4) is
+// weak, a_21 = 1 too; row 2 of -A (a negative diagonal) takes its positive
+// couplings: the same graph as A's.
+TYPED_TEST(Strength, SignedMeasureReadsCouplingsOppositeToTheDiagonal) {
+  using T = TypeParam;
+  const auto A = testing::matrix_of_rows<T>(
+      {{{0, 4}, {1, -2}, {2, -0.5}}, {{0, -2}, {1, 4}, {2, 1}}, {{0, -0.5}, {1, 1}, {2, 4}}});
+  EXPECT_EQ(strength_scales(A, StrengthMeasure::signed_classical), (std::vector<T>{2, 2, 1}));
+  const auto S = strength(A, 0.5, StrengthMeasure::signed_classical);
+  validate(S, "S");
+  EXPECT_EQ(S.row_ptr, (std::vector<index_t>{0, 2, 3, 4}));
+  EXPECT_EQ(S.col_idx, (std::vector<index_t>{1, 2, 0, 0}));
+  CsrMatrix<T> negated = A;
+  for (T& v : negated.values) v = -v;
+  EXPECT_EQ(strength_scales(negated, StrengthMeasure::signed_classical),
+            (std::vector<T>{-2, -2, -1}));
+  const auto N = strength(negated, 0.5, StrengthMeasure::signed_classical);
+  EXPECT_EQ(N.row_ptr, S.row_ptr);
+  EXPECT_EQ(N.col_idx, S.col_idx);
+  // On an M-matrix it is the classical measure.
+  const auto P = poisson<T>(Stencil::poisson3d_27, 6);
+  EXPECT_EQ(strength(P, 0.3, StrengthMeasure::signed_classical).col_idx,
+            strength(P, 0.3, StrengthMeasure::classical).col_idx);
+}
+
 // Every coupling of an isotropic stencil is strong under the classical
 // measure at any θ ≤ 1 (the symmetric one drops the 27-point stencil's at
 // θ > 1/26); of an anisotropic one, only the strong direction.
