@@ -29,8 +29,7 @@ parameter_names = (
     "strength_threshold", "system_strength_threshold", "strength_measure", "strength_decay",
     "standard_strength_decay", "filtered_levels", "filtered_prolongator_steps", "aggregation",
     "ordering", "smoother", "max_coarse", "max_levels", "max_direct", "prolongator_weight",
-    "jacobi_weight",
-    "chebyshev_degree", "chebyshev_lower", "presweeps", "postsweeps",
+    "jacobi_weight", "chebyshev_degree", "chebyshev_lower", "presweeps", "postsweeps",
     "spectral_radius_iterations")
 
 
